@@ -1,0 +1,44 @@
+# Wraps CMake (as DuckDB does). `make run` and `make test` are the README's two commands.
+BUILD_DIR ?= build
+WERROR ?= OFF
+JOBS ?= $(shell nproc)
+DEBIAN_PACKAGES = cmake g++ make libboost-dev libtbb-dev libfmt-dev catch2 libbenchmark-dev \
+                  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+
+.PHONY: deps configure build run test bench asan clean format
+
+# Installs only what is missing, so a machine that has everything never touches apt.
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+configure: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCKPTSIM_WERROR=$(WERROR)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	./$(BUILD_DIR)/bin/ckptsim run
+
+test: build
+	./$(BUILD_DIR)/bin/ckptsim_tests
+	./$(BUILD_DIR)/bin/ckptsim test scenarios
+
+bench: build
+	./$(BUILD_DIR)/bin/ckptsim_bench
+
+asan: deps
+	cmake --preset asan && cmake --build --preset asan -j $(JOBS) && ./build-asan/bin/ckptsim_tests
+
+format:
+	find sim analysis tests bench -name '*.[ch]pp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR) build-asan build-tsan

@@ -1,0 +1,112 @@
+// Formats the run story. Times are shown both as offsets into the run and, in the header, as the
+// scenario's wall clock, so a user can match rows with the jobmanager.log lines.
+#include "analysis/story.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <vector>
+
+namespace ckptsim::analysis {
+namespace {
+
+std::string clock(core::SimTime t) {
+  const std::int64_t total_ms = t / core::kMillisecond;
+  const std::int64_t s = total_ms / 1000;
+  return fmt::format("{:02}:{:02}:{:02}.{:03}", s / 3600, (s / 60) % 60, s % 60, total_ms % 1000);
+}
+
+const char* status_name(const run::CheckpointRecord& c) {
+  switch (c.status) {
+    case run::CheckpointStatus::in_progress: return "IN_PROGRESS";
+    case run::CheckpointStatus::completed: return "COMPLETED";
+    case run::CheckpointStatus::failed: return "FAILED";
+  }
+  return "?";
+}
+
+const char* kind_name(const run::CheckpointRecord& c) {
+  switch (c.type) {
+    case model::SnapshotType::checkpoint: return "checkpoint";
+    case model::SnapshotType::full_checkpoint: return "full checkpoint";
+    case model::SnapshotType::savepoint: return "savepoint";
+    case model::SnapshotType::sync_savepoint: return "stop savepoint";
+  }
+  return "?";
+}
+
+struct Row {
+  core::SimTime time;
+  int order;  // job events before checkpoint rows at the same instant
+  std::string text;
+};
+
+}  // namespace
+
+std::string human_duration(core::Duration d) {
+  const double ms = static_cast<double>(d) / static_cast<double>(core::kMillisecond);
+  if (ms < 1000) return fmt::format("{} ms", d / core::kMillisecond);
+  if (ms < 60'000) return fmt::format("{:.1f} s", ms / 1000);
+  const std::int64_t s = d / core::kSecond;
+  if (s < 3600) return fmt::format("{} min {} s", s / 60, s % 60);
+  return fmt::format("{} h {} min", s / 3600, (s / 60) % 60);
+}
+
+std::string format_story(const run::RunResult& r) {
+  std::string out;
+  out += fmt::format("ckptsim run: {} (Flink {}, seed {}), job {} ({})\n", r.scenario_name,
+                     model::to_string(r.flink_version), r.seed, r.job_name, r.job_id);
+  out += fmt::format("simulated {} from {} UTC\n\n", human_duration(r.end_time),
+                     [&] {
+                       const std::int64_t s = r.start_epoch_ms / 1000;
+                       const std::int64_t days = s / 86400;
+                       // civil-from-days (H. Hinnant), UTC
+                       std::int64_t z = days + 719468;
+                       const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+                       const std::int64_t doe = z - era * 146097;
+                       const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+                       const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+                       const std::int64_t mp = (5 * doy + 2) / 153;
+                       const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
+                       const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+                       const std::int64_t y = yoe + era * 400 + (m <= 2);
+                       return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", y, m, d,
+                                          (s % 86400) / 3600, (s % 3600) / 60, s % 60);
+                     }());
+  std::vector<Row> rows;
+  auto add_checkpoints = [&](const std::vector<run::CheckpointRecord>& list) {
+    for (const run::CheckpointRecord& c : list) {
+      const std::string duration =
+          c.end_time >= 0 ? human_duration(c.end_time - c.trigger_time) : "-";
+      std::string reason;
+      if (c.failure_reason) reason = model::name(*c.failure_reason);
+      rows.push_back({c.trigger_time, 1,
+                      fmt::format("{}  {:>5}  {:<15} {:<11} {:>14} {:>7}  {}", clock(c.trigger_time),
+                                  c.id, kind_name(c), status_name(c), duration,
+                                  fmt::format("{}/{}", c.num_acknowledged, c.num_subtasks),
+                                  reason)});
+    }
+  };
+  add_checkpoints(r.earlier_checkpoints);
+  add_checkpoints(r.checkpoints);
+  for (const run::JobStatusChange& s : r.job_status_changes) {
+    if (s.to == model::JobStatus::created) continue;
+    rows.push_back({s.time, 0,
+                    fmt::format("{}  {:>5}  job {} -> {}", clock(s.time), "", model::to_string(s.from),
+                                model::to_string(s.to))});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.time < b.time || (a.time == b.time && a.order < b.order);
+  });
+  out += fmt::format("{:<12}  {:>5}  {:<15} {:<11} {:>14} {:>7}  {}\n", "time", "id", "what",
+                     "status", "duration", "acked", "failure reason");
+  for (const Row& row : rows) out += row.text + "\n";
+  const run::CheckpointCounts& n = r.counts;
+  out += fmt::format(
+      "\ncheckpoints: {} triggered, {} completed, {} failed, {} in progress (latest submission)\n",
+      n.total, n.completed, n.failed, n.in_progress);
+  out += fmt::format("job: {} failover(s), {} restart(s), {} records replayed, final status {}\n",
+                     r.failovers, r.restarts, r.replayed_records, model::to_string(r.final_status));
+  return out;
+}
+
+}  // namespace ckptsim::analysis

@@ -1,0 +1,174 @@
+// Plain configuration of one simulated job: the Flink options (already resolved to their values
+// for the scenario's Flink version), the cluster, the job graph and the timeline. Filled by
+// sim/scenario from YAML, or built in code by tests. Knows nothing about YAML or files.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/time.hpp"
+
+namespace ckptsim::model {
+
+using core::Duration;
+using core::SimTime;
+
+enum class FlinkVersion { v1_17, v1_18, v1_19, v1_20, v2_0 };
+const char* to_string(FlinkVersion v);               // "1.17"
+std::optional<FlinkVersion> parse_flink_version(std::string_view s);
+const char* flink_release(FlinkVersion v);           // a concrete release, e.g. "1.17.2"
+
+enum class CheckpointingMode { exactly_once, at_least_once };
+enum class RetentionPolicy { never_retain, retain_on_cancellation, delete_on_cancellation };
+enum class RestartStrategyKind { none, fixed_delay, failure_rate, exponential_delay };
+
+// execution.checkpointing.* (reference/flink-coordinator.md section 1.1)
+struct CheckpointingConfig {
+  std::optional<Duration> interval;                      // unset = checkpointing disabled
+  Duration timeout = core::minutes(10);
+  Duration min_pause = 0;
+  int max_concurrent = 1;
+  int tolerable_failed = 0;                              // 1.17/1.18 unset => 0 at runtime
+  CheckpointingMode mode = CheckpointingMode::exactly_once;
+  bool unaligned = false;
+  bool unaligned_forced = false;
+  Duration aligned_checkpoint_timeout = 0;
+  RetentionPolicy retention = RetentionPolicy::never_retain;
+  int num_retained = 1;
+  bool checkpoints_after_tasks_finish = true;
+  std::optional<Duration> interval_during_backlog;       // 1.19+
+  // CheckpointRequestDecider.DEFAULT_MAX_QUEUED_REQUESTS; not a Flink option (tests change it).
+  int max_queued_requests = 1000;
+};
+
+// restart-strategy.* (reference/flink-coordinator.md section 1.2, 5.1); values are the resolved
+// ones: an unset type becomes the version's default in resolve_defaults().
+struct RestartConfig {
+  std::optional<RestartStrategyKind> kind;               // unset = Flink's default for the version
+  int fixed_delay_attempts = 1;
+  Duration fixed_delay = core::seconds(1);
+  int failure_rate_max_failures = 1;
+  Duration failure_rate_interval = core::minutes(1);
+  Duration failure_rate_delay = core::seconds(1);
+  Duration exp_initial_backoff = core::seconds(1);
+  Duration exp_max_backoff = core::minutes(1);           // 1.17/1.18: 5 min
+  double exp_multiplier = 1.5;                           // 1.17/1.18: 2.0
+  Duration exp_reset_threshold = core::kHour;
+  double exp_jitter = 0.1;
+  int exp_attempts_before_reset = 2147483647;            // 1.19+ only
+};
+
+enum class StateBackendKind { hashmap, rocksdb };
+enum class CheckpointStorageKind { filesystem, jobmanager };
+
+struct FlinkConfig {
+  FlinkVersion version = FlinkVersion::v1_17;
+  CheckpointingConfig checkpointing;
+  RestartConfig restart;
+  StateBackendKind state_backend = StateBackendKind::hashmap;
+  bool incremental = false;
+  CheckpointStorageKind checkpoint_storage = CheckpointStorageKind::jobmanager;
+  std::string checkpoints_dir;                           // state.checkpoints.dir
+  std::string savepoints_dir;                            // state.savepoints.dir
+  int web_checkpoints_history = 10;
+  Duration buffer_timeout = core::milliseconds(100);     // execution.buffer-timeout
+  std::int64_t segment_size = 32 * 1024;                 // taskmanager.memory.segment-size
+  int buffers_per_channel = 2;
+  int floating_buffers_per_gate = 8;
+  int max_buffers_per_channel = 10;
+};
+
+// Fills the version-dependent defaults that the user did not set (restart strategy defaults of
+// RestartBackoffTimeStrategyFactoryLoader, exponential-delay defaults of FLINK-33736).
+void resolve_defaults(FlinkConfig& config, bool max_backoff_set, bool multiplier_set);
+
+struct CheckpointStorageSpec {
+  double bandwidth_bytes_per_second = 200.0 * 1024 * 1024;
+  Duration latency = core::milliseconds(30);
+};
+
+struct ClusterSpec {
+  int taskmanagers = 1;
+  int slots_per_taskmanager = 1;   // 0 = as many as the job needs
+  CheckpointStorageSpec checkpoint_storage;
+  Duration deploy_time = core::milliseconds(500);   // SCHEDULED -> RUNNING after (re)deploy
+  Duration rpc_latency = core::milliseconds(1);     // JM <-> TM messages
+};
+
+// Something on the JobManager that checkpoints before the tasks are triggered: an
+// OperatorCoordinator (e.g. a source split enumerator) or a master hook.
+struct MasterStepSpec {
+  std::string name;
+  bool is_hook = false;             // master hook (true) or operator coordinator (false)
+  Duration duration = 0;            // how long its checkpoint call takes
+  std::optional<SimTime> hang_from; // from this time on, its checkpoint call never returns
+  std::optional<SimTime> fail_from; // from this time on, its checkpoint call fails
+};
+
+enum class ShipStrategy { forward, rebalance, hash, broadcast, rescale };
+
+struct VertexSpec {
+  std::string name;
+  int parallelism = 1;
+  std::optional<std::string> input;          // upstream vertex name; none = a source
+  ShipStrategy ship = ShipStrategy::forward;
+  double records_per_second = 1000.0;        // sources: per subtask
+  Duration cost_per_record = core::kMicrosecond;  // operators and sinks: CPU per record
+  std::int64_t record_size = 100;            // bytes per output record
+  std::int64_t state_size = 0;               // bytes of state per subtask at start
+  std::int64_t state_growth_per_record = 0;  // bytes of state added per input record
+  Duration sync_snapshot = core::milliseconds(1);
+  // Records per batch handed from task to task: the first-version stand-in for a network
+  // buffer (segment-size / record-size, at least 1).
+};
+
+struct JobSpec {
+  std::string name = "ckptsim-job";
+  std::vector<VertexSpec> vertices;          // topologically ordered
+};
+
+enum class ActionKind {
+  stop_with_savepoint,    // savepoint, then FINISHED
+  start,                  // start the job again (after a stop)
+  trigger_savepoint,      // savepoint, job keeps running
+  trigger_checkpoint,     // a manual (non-periodic) checkpoint
+  stall,                  // a vertex stops processing for a duration or for ever
+  fail_task,              // a task fails (global failover of this first version)
+  cancel,                 // cancel the job
+};
+
+enum class StartState { latest_savepoint, checkpoint, none, latest };
+
+struct TimelineAction {
+  SimTime at = 0;
+  ActionKind kind = ActionKind::start;
+  // stall / fail_task
+  std::string vertex;
+  std::optional<int> subtask;                 // none = every subtask of the vertex
+  std::optional<Duration> duration;           // stall: none = for ever
+  // start
+  StartState start_state = StartState::latest_savepoint;
+  std::int64_t checkpoint_id = 0;
+};
+
+struct JobManagerSpec {
+  std::vector<MasterStepSpec> master_steps;   // coordinators first, then hooks, as Flink orders
+};
+
+struct Scenario {
+  std::string name = "scenario";
+  std::string description;
+  std::string file;                           // where it came from, for messages
+  std::uint64_t seed = 1;
+  std::int64_t start_epoch_ms = 1720614600000;  // 2024-07-10 12:30:00 UTC
+  Duration duration = core::kHour;
+  FlinkConfig flink;
+  ClusterSpec cluster;
+  JobSpec job;
+  JobManagerSpec jobmanager;
+  std::vector<TimelineAction> timeline;       // sorted by `at` (stable)
+};
+
+}  // namespace ckptsim::model

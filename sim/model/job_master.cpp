@@ -1,0 +1,295 @@
+// DefaultScheduler/JobMaster behaviour around checkpoints: global failover, restarts, restore
+// (DefaultScheduler.handleGlobalFailure, restartTasksWithDelay, SchedulerBase.restoreState).
+#include "sim/model/job_master.hpp"
+
+#include <algorithm>
+
+namespace ckptsim::model {
+namespace {
+// failJob hops from the coordinator's timer thread to the JobMaster main thread; the seed log
+// shows the queued request starting before "Trying to recover from a global failure."
+constexpr Duration kMainThreadHop = core::milliseconds(10);
+constexpr const char* kFlinkRuntimeException = "org.apache.flink.util.FlinkRuntimeException";
+}  // namespace
+
+JobMaster::JobMaster(core::Simulation& sim, const Scenario& scenario, std::string job_id,
+                     Observer& observer)
+    : sim_(sim),
+      scenario_(scenario),
+      job_id_(std::move(job_id)),
+      observer_(observer),
+      tasks_(sim, scenario, observer, *this) {}
+
+JobMaster::~JobMaster() = default;
+
+void JobMaster::start() {
+  for (std::size_t i = 0; i < scenario_.timeline.size(); ++i) {
+    const TimelineAction& a = scenario_.timeline[i];
+    if (a.kind == ActionKind::stall) {
+      // A stall is a property of the vertex's environment: it outlives task restarts.
+      for (std::size_t v = 0; v < scenario_.job.vertices.size(); ++v)
+        if (scenario_.job.vertices[v].name == a.vertex)
+          tasks_.add_stall(static_cast<int>(v), a.subtask, a.at, a.duration);
+      continue;
+    }
+    sim_.schedule_at(a.at, this, kTimelineAction, i);
+  }
+  submit(nullptr);
+}
+
+void JobMaster::transition(JobStatus to) {
+  const JobStatus from = status_;
+  if (from == to) return;
+  status_ = to;
+  observer_.job_status_changed(sim_.now(), from, to);
+  // CheckpointCoordinatorDeActivator: RUNNING starts periodic checkpointing, anything else
+  // stops it (only when periodic checkpointing is configured).
+  if (!coordinator_ || !scenario_.flink.checkpointing.interval) return;
+  if (to == JobStatus::running)
+    coordinator_->start_checkpoint_scheduler();
+  else
+    coordinator_->stop_checkpoint_scheduler();
+  if (is_globally_terminal(to)) coordinator_->shutdown();
+}
+
+void JobMaster::submit(const CompletedCheckpoint* restore_from) {
+  ++submission_;
+  observer_.job_submitted(sim_.now(), submission_);
+  if (coordinator_) finished_coordinators_.push_back(std::move(coordinator_));
+  CheckpointCoordinatorConfig cc;
+  cc.checkpointing = scenario_.flink.checkpointing;
+  cc.version = scenario_.flink.version;
+  cc.master_steps = scenario_.jobmanager.master_steps;
+  cc.job_id = job_id_;
+  cc.checkpoints_dir = scenario_.flink.checkpoints_dir;
+  cc.savepoints_dir = scenario_.flink.savepoints_dir;
+  // Each submission has its own random streams, named after it (stable across runs).
+  std::string coordinator_stream = "checkpoint-coordinator#";
+  coordinator_stream += std::to_string(submission_);
+  std::string restart_stream = "restart-strategy#";
+  restart_stream += std::to_string(submission_);
+  coordinator_ = std::make_unique<CheckpointCoordinator>(
+      sim_, cc, *this, *this, observer_, core::RandomStream(scenario_.seed, coordinator_stream));
+  restart_strategy_ = create_restart_strategy(scenario_.flink,
+                                              core::RandomStream(scenario_.seed, restart_stream));
+  stop_request_.reset();
+  cancel_done_ = backoff_done_ = false;
+
+  // A submission starts INITIALIZING (the JobMaster is created), then CREATED, then RUNNING.
+  status_ = JobStatus::initializing;
+  observer_.job_status_changed(sim_.now(), JobStatus::initializing, JobStatus::created);
+  status_ = JobStatus::created;
+  const CompletedCheckpoint* restored = nullptr;
+  if (restore_from) {
+    start_state_ = *restore_from;
+    coordinator_->restore_savepoint(*start_state_, /*no_claim=*/true);
+    restored = coordinator_->restore_latest_checkpointed_state(true);
+  }
+  transition(JobStatus::running);
+  tasks_.deploy(restored);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gateway to the tasks
+
+std::optional<std::string> JobMaster::task_to_trigger_not_running() {
+  std::string name;
+  if (tasks_.all_sources_running(&name)) return std::nullopt;
+  return name;
+}
+
+std::vector<TaskRef> JobMaster::tasks_to_wait_for() { return tasks_.all_tasks(); }
+
+void JobMaster::trigger_tasks(std::int64_t id, SimTime timestamp,
+                              const CheckpointProperties& props) {
+  tasks_.trigger_checkpoint(id, timestamp, props);
+}
+
+void JobMaster::notify_checkpoint_complete(std::int64_t id, SimTime) {
+  tasks_.notify_checkpoint_complete(id);
+  if (stop_request_ && coordinator_->outcome(*stop_request_).checkpoint_id == id) {
+    // The synchronous savepoint completed: the tasks finish and the job reaches FINISHED.
+    stop_request_.reset();
+    tasks_.finish();
+  }
+}
+
+void JobMaster::notify_checkpoint_aborted(std::int64_t id, std::int64_t, SimTime) {
+  tasks_.notify_checkpoint_aborted(id);
+}
+
+void JobMaster::acknowledge_checkpoint(std::int64_t id, TaskRef task, const SubtaskAck& metrics,
+                                       const TaskSnapshot& state) {
+  if (coordinator_) coordinator_->receive_acknowledge(id, task, metrics, state);
+}
+
+void JobMaster::decline_checkpoint(std::int64_t id, TaskRef task, const CheckpointException& ex) {
+  if (coordinator_) coordinator_->receive_decline(id, task, ex);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failover
+
+void JobMaster::fail_job(const std::string& message) {
+  failures_.emplace_back(kFlinkRuntimeException, message);
+  sim_.schedule_in(kMainThreadHop, this, kGlobalFailure, failures_.size() - 1);
+}
+
+void JobMaster::fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) {
+  // failGlobalIfExecutionIsStillRunning: only while that attempt is RUNNING or INITIALIZING.
+  const ExecutionState s = tasks_.state(attempt.vertex, attempt.subtask);
+  const auto current = tasks_.all_tasks();
+  const bool same_attempt = std::any_of(current.begin(), current.end(), [&](const TaskRef& t) {
+    return t.vertex == attempt.vertex && t.subtask == attempt.subtask && t.attempt == attempt.attempt;
+  });
+  if (same_attempt && (s == ExecutionState::running || s == ExecutionState::initializing))
+    fail_job(message);
+}
+
+void JobMaster::handle_global_failure(const std::string& exception_class,
+                                      const std::string& message) {
+  if (status_ != JobStatus::running) return;  // already restarting, failing or terminal
+  observer_.global_failure(sim_.now(), exception_class, message, tasks_.num_subtasks());
+  restart_strategy_->notify_failure(sim_.now());
+  position_at_failure_ = tasks_.total_source_position();
+  if (!restart_strategy_->can_restart()) {
+    observer_.restart_suppressed(sim_.now(), restart_strategy_->to_string());
+    transition(JobStatus::failing);
+    tasks_.cancel();
+    return;
+  }
+  ++failovers_;
+  cancel_done_ = backoff_done_ = false;
+  transition(JobStatus::restarting);
+  sim_.schedule_in(restart_strategy_->backoff_time(), this, kRestart);
+  tasks_.cancel();
+}
+
+void JobMaster::all_tasks_terminal() {
+  switch (status_) {
+    case JobStatus::failing: transition(JobStatus::failed); break;
+    case JobStatus::cancelling: transition(JobStatus::canceled); break;
+    case JobStatus::restarting:
+      cancel_done_ = true;
+      if (backoff_done_) restart_tasks();
+      break;
+    case JobStatus::running:
+      if (!stop_request_) transition(JobStatus::finished);  // after stop-with-savepoint
+      break;
+    default: break;
+  }
+}
+
+void JobMaster::restart_tasks() {
+  // DefaultScheduler.restartTasks: RUNNING again (the scheduler restarts with a new random
+  // initial delay), then SchedulerBase.restoreState aborts what is pending and restores.
+  ++restarts_;
+  transition(JobStatus::running);
+  coordinator_->abort_pending_checkpoints(CheckpointFailureReason::job_failover_region);
+  const CompletedCheckpoint* restored = coordinator_->restore_latest_checkpointed_state(true);
+  std::int64_t restored_position = 0;
+  if (restored)
+    for (const auto& [task, state] : restored->task_states) restored_position += state.source_position;
+  const std::int64_t replayed = std::max<std::int64_t>(0, position_at_failure_ - restored_position);
+  replayed_ += replayed;
+  observer_.records_replayed(sim_.now(), -1, replayed);
+  tasks_.deploy(restored);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeline
+
+const CompletedCheckpoint* JobMaster::find_start_state(const TimelineAction& action) const {
+  std::vector<const CheckpointCoordinator*> all;
+  for (const auto& c : finished_coordinators_) all.push_back(c.get());
+  if (coordinator_) all.push_back(coordinator_.get());
+  const CompletedCheckpoint* best = nullptr;
+  for (const CheckpointCoordinator* c : all) {
+    switch (action.start_state) {
+      case StartState::none: return nullptr;
+      case StartState::latest_savepoint:
+        if (c->latest_savepoint()) best = &*c->latest_savepoint();
+        break;
+      case StartState::latest: {
+        const CompletedCheckpoint* l = c->latest_completed();
+        if (c->latest_savepoint() && (!l || c->latest_savepoint()->id > l->id))
+          l = &*c->latest_savepoint();
+        if (l && (!best || l->id >= best->id)) best = l;
+        break;
+      }
+      case StartState::checkpoint:
+        for (const CompletedCheckpoint& cp : c->completed_checkpoints())
+          if (cp.id == action.checkpoint_id) best = &cp;
+        if (c->latest_savepoint() && c->latest_savepoint()->id == action.checkpoint_id)
+          best = &*c->latest_savepoint();
+        break;
+    }
+  }
+  return best;
+}
+
+void JobMaster::run_action(const TimelineAction& a) {
+  switch (a.kind) {
+    case ActionKind::stop_with_savepoint:
+      if (status_ != JobStatus::running) return;
+      observer_.savepoint_requested(sim_.now(), true);
+      // SchedulerBase.stopWithSavepoint: periodic checkpointing stops first; it restarts if the
+      // savepoint fails.
+      coordinator_->stop_checkpoint_scheduler();
+      stop_request_ = coordinator_->trigger_synchronous_savepoint();
+      sim_.schedule_in(core::kSecond, this, kCheckStop);
+      return;
+    case ActionKind::trigger_savepoint:
+      if (status_ != JobStatus::running) return;
+      observer_.savepoint_requested(sim_.now(), false);
+      coordinator_->trigger_savepoint();
+      return;
+    case ActionKind::trigger_checkpoint:
+      if (status_ == JobStatus::running) coordinator_->trigger_checkpoint(false);
+      return;
+    case ActionKind::start:
+      if (!is_globally_terminal(status_)) return;  // the job is still there
+      submit(find_start_state(a));
+      return;
+    case ActionKind::fail_task:
+      if (status_ == JobStatus::running)
+        handle_global_failure("org.apache.flink.util.FlinkException",
+                              "Task " + a.vertex + " failed (scenario timeline).");
+      return;
+    case ActionKind::cancel:
+      if (is_globally_terminal(status_)) return;
+      transition(JobStatus::cancelling);
+      tasks_.cancel();
+      return;
+    case ActionKind::stall: return;  // installed at start
+  }
+}
+
+void JobMaster::check_stop_with_savepoint() {
+  if (!stop_request_ || !coordinator_) return;
+  const RequestOutcome& o = coordinator_->outcome(*stop_request_);
+  if (o.state == RequestOutcome::State::failed) {
+    // StopWithSavepointTerminationHandlerImpl: a failed savepoint restarts checkpointing.
+    stop_request_.reset();
+    if (status_ == JobStatus::running && scenario_.flink.checkpointing.interval)
+      coordinator_->start_checkpoint_scheduler();
+    return;
+  }
+  sim_.schedule_in(core::kSecond, this, kCheckStop);
+}
+
+void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
+  switch (static_cast<Event>(kind)) {
+    case kTimelineAction: run_action(scenario_.timeline[arg]); break;
+    case kGlobalFailure:
+      handle_global_failure(failures_[arg].first, failures_[arg].second);
+      break;
+    case kRestart:
+      backoff_done_ = true;
+      if (status_ == JobStatus::restarting && cancel_done_) restart_tasks();
+      break;
+    case kCheckStop: check_stop_with_savepoint(); break;
+  }
+}
+
+}  // namespace ckptsim::model

@@ -1,0 +1,90 @@
+// JobMaster with its DefaultScheduler: job status, the checkpoint coordinator of each submission,
+// global failover with the restart strategy, restore, stop-with-savepoint and the scenario's
+// timeline (coordinator notes section 5). It wires the CheckpointCoordinator to the tasks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/simulation.hpp"
+#include "sim/model/checkpoint_coordinator.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/observer.hpp"
+#include "sim/model/restart_strategy.hpp"
+#include "sim/model/task_runtime.hpp"
+
+namespace ckptsim::model {
+
+class JobMaster final : public core::EventHandler,
+                        public CheckpointCoordinatorGateway,
+                        public CheckpointFailureManager::Callbacks,
+                        public TaskRuntimeListener {
+ public:
+  JobMaster(core::Simulation& sim, const Scenario& scenario, std::string job_id,
+            Observer& observer);
+  ~JobMaster() override;
+
+  // Submits the job at the current time and schedules the timeline.
+  void start();
+
+  JobStatus status() const { return status_; }
+  int failovers() const { return failovers_; }
+  int restarts() const { return restarts_; }
+  std::int64_t replayed_records() const { return replayed_; }
+  const TaskRuntime& tasks() const { return tasks_; }
+  CheckpointCoordinator* coordinator() { return coordinator_.get(); }
+
+  // CheckpointCoordinatorGateway
+  std::optional<std::string> task_to_trigger_not_running() override;
+  std::vector<TaskRef> tasks_to_wait_for() override;
+  void trigger_tasks(std::int64_t id, SimTime timestamp, const CheckpointProperties&) override;
+  void notify_checkpoint_complete(std::int64_t id, SimTime timestamp) override;
+  void notify_checkpoint_aborted(std::int64_t id, std::int64_t latest, SimTime) override;
+  // CheckpointFailureManager::Callbacks
+  void fail_job(const std::string& message) override;
+  void fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) override;
+  // TaskRuntimeListener
+  void acknowledge_checkpoint(std::int64_t id, TaskRef task, const SubtaskAck& metrics,
+                              const TaskSnapshot& state) override;
+  void decline_checkpoint(std::int64_t id, TaskRef task, const CheckpointException&) override;
+  void all_tasks_running() override {}
+  void all_tasks_terminal() override;
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+ private:
+  enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kCheckStop };
+
+  void submit(const CompletedCheckpoint* restore_from);
+  void transition(JobStatus to);
+  void handle_global_failure(const std::string& exception_class, const std::string& message);
+  void restart_tasks();
+  void run_action(const TimelineAction& action);
+  void check_stop_with_savepoint();
+  const CompletedCheckpoint* find_start_state(const TimelineAction& action) const;
+
+  core::Simulation& sim_;
+  const Scenario& scenario_;
+  std::string job_id_;
+  Observer& observer_;
+  TaskRuntime tasks_;
+  std::unique_ptr<CheckpointCoordinator> coordinator_;
+  std::vector<std::unique_ptr<CheckpointCoordinator>> finished_coordinators_;
+  std::unique_ptr<RestartBackoffTimeStrategy> restart_strategy_;
+  JobStatus status_ = JobStatus::initializing;
+  int submission_ = 0;
+  int failovers_ = 0;
+  int restarts_ = 0;
+  std::int64_t replayed_ = 0;
+  std::int64_t position_at_failure_ = 0;
+  bool cancel_done_ = false;
+  bool backoff_done_ = false;
+  std::optional<std::uint64_t> stop_request_;
+  std::vector<std::pair<std::string, std::string>> failures_;  // (exception class, message)
+  std::optional<CompletedCheckpoint> start_state_;
+};
+
+}  // namespace ckptsim::model

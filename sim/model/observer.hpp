@@ -1,0 +1,96 @@
+// The facts the model reports while it runs. The model never logs or formats: the Flink log,
+// the REST JSON and the summary are views built from these facts by sim/run's Recorder.
+// Every method has an empty default so a test can listen to just what it checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/model/types.hpp"
+#include "sim/core/time.hpp"
+
+namespace ckptsim::model {
+
+using core::Duration;
+using core::SimTime;
+
+// What one subtask reported with its acknowledgement (SubtaskStateStats / CheckpointMetrics).
+struct SubtaskAck {
+  TaskRef task;
+  std::int64_t checkpointed_size = 0;   // bytes persisted by this checkpoint
+  std::int64_t state_size = 0;          // full state size
+  Duration sync_duration = 0;
+  Duration async_duration = 0;
+  Duration alignment_duration = 0;
+  Duration start_delay = 0;
+  std::int64_t processed_bytes = 0;     // during alignment
+  std::int64_t persisted_bytes = 0;     // channel state (unaligned)
+  bool unaligned = false;
+};
+
+struct CheckpointStart {
+  std::int64_t id = 0;
+  SnapshotType type = SnapshotType::checkpoint;
+  SimTime trigger_time = 0;            // the JM's trigger timestamp
+  int num_subtasks = 0;
+  bool periodic = true;
+};
+
+struct RestoreInfo {
+  std::int64_t id = 0;
+  SnapshotType type = SnapshotType::checkpoint;  // of what was restored
+  SimTime snapshot_trigger_time = 0;
+  std::string external_path;
+};
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+
+  // A (new) submission of the job: a new ExecutionGraph, coordinator and statistics.
+  virtual void job_submitted(SimTime, int /*submission*/) {}
+  // SchedulerBase.triggerSavepoint / stopWithSavepoint was called.
+  virtual void savepoint_requested(SimTime, bool /*stop_with_savepoint*/) {}
+  // Job and task lifecycle (DefaultExecutionGraph / Execution state transitions).
+  virtual void job_status_changed(SimTime, JobStatus /*from*/, JobStatus /*to*/) {}
+  virtual void task_state_changed(SimTime, TaskRef, ExecutionState /*from*/,
+                                  ExecutionState /*to*/) {}
+
+  // CheckpointCoordinator
+  virtual void checkpoint_triggered(SimTime, const CheckpointStart&) {}
+  virtual void checkpoint_acknowledged(SimTime, std::int64_t /*id*/, const SubtaskAck&) {}
+  virtual void checkpoint_completed(SimTime, std::int64_t /*id*/, std::int64_t /*bytes*/,
+                                    Duration /*duration*/, Duration /*finalization*/,
+                                    const std::string& /*external_path*/) {}
+  virtual void checkpoint_expired(SimTime, std::int64_t /*id*/) {}
+  virtual void checkpoint_declined(SimTime, std::int64_t /*id*/, TaskRef,
+                                   const CheckpointException&) {}
+  // A pending checkpoint was aborted (its stats entry becomes FAILED).
+  virtual void checkpoint_aborted(SimTime, std::int64_t /*id*/, const CheckpointException&) {}
+  virtual void trigger_rpc_failed(SimTime, std::int64_t /*id*/, const CheckpointException&) {}
+  virtual void late_message(SimTime, std::int64_t /*id*/, TaskRef) {}
+  virtual void checkpoint_id_reset(SimTime, std::int64_t /*next_id*/) {}
+  virtual void restored(SimTime, const RestoreInfo&) {}
+  virtual void no_checkpoint_found(SimTime, bool /*global*/) {}
+  virtual void starting_from_savepoint(SimTime, const RestoreInfo&) {}
+  virtual void coordinator_shutdown(SimTime) {}
+
+  // CheckpointRequestDecider: a request that waited > 100 ms in the queue starts.
+  virtual void request_queue_time(SimTime, Duration /*waited*/) {}
+
+  // CheckpointFailureManager.handleCheckpointException: id is -1 when no pending checkpoint
+  // existed; counter_before is the continuous-failure counter before this failure is counted.
+  virtual void checkpoint_failure_handled(SimTime, std::int64_t /*id*/,
+                                          const CheckpointException&, int /*counter_before*/,
+                                          bool /*had_pending_stats*/) {}
+
+  // Scheduler: global failover and restarts.
+  virtual void global_failure(SimTime, const std::string& /*exception_class*/,
+                              const std::string& /*message*/, int /*tasks_to_restart*/) {}
+  virtual void restart_suppressed(SimTime, const std::string& /*strategy*/) {}
+  virtual void records_replayed(SimTime, int /*vertex*/, std::int64_t /*records*/) {}
+  // notifyCheckpointComplete / notifyCheckpointAborted ran in a task's mailbox.
+  virtual void task_notified(SimTime, TaskRef, std::int64_t /*id*/, bool /*complete*/) {}
+};
+
+}  // namespace ckptsim::model

@@ -1,0 +1,325 @@
+// Flink's log lines, word for word (CheckpointCoordinator, CheckpointFailureManager,
+// CheckpointRequestDecider, JobMaster/DefaultScheduler, ExecutionGraph), from the model's facts.
+#include "sim/run/recorder.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/random.hpp"
+
+namespace ckptsim::run {
+namespace {
+constexpr const char* kCoordinator = "org.apache.flink.runtime.checkpoint.CheckpointCoordinator";
+constexpr const char* kFailureManager =
+    "org.apache.flink.runtime.checkpoint.CheckpointFailureManager";
+constexpr const char* kDecider = "org.apache.flink.runtime.checkpoint.CheckpointRequestDecider";
+constexpr const char* kJobMaster = "org.apache.flink.runtime.jobmaster.JobMaster";
+constexpr const char* kExecutionGraph = "org.apache.flink.runtime.executiongraph.ExecutionGraph";
+constexpr const char* kDispatcher = "org.apache.flink.runtime.dispatcher.StandaloneDispatcher";
+constexpr const char* kCheckpointException =
+    "org.apache.flink.runtime.checkpoint.CheckpointException";
+
+// CheckpointType / SavepointType toString() as the "Triggering checkpoint" line prints it.
+const char* type_string(model::SnapshotType t) {
+  switch (t) {
+    case model::SnapshotType::checkpoint:
+      return "CheckpointType{name='Checkpoint', sharingFilesStrategy=FORWARD_BACKWARD}";
+    case model::SnapshotType::full_checkpoint:
+      return "CheckpointType{name='Full Checkpoint', sharingFilesStrategy=FORWARD}";
+    case model::SnapshotType::savepoint:
+      return "SavepointType{name='Savepoint', postCheckpointAction=NONE, formatType=CANONICAL}";
+    case model::SnapshotType::sync_savepoint:
+      return "SavepointType{name='Suspend Savepoint', postCheckpointAction=SUSPEND, "
+             "formatType=CANONICAL}";
+  }
+  return "";
+}
+}  // namespace
+
+std::string stable_id(const std::string& name) {
+  std::uint64_t a = core::stable_hash(name);
+  std::uint64_t b = core::stable_hash(name + "#ckptsim");
+  return fmt::format("{:016x}{:016x}", core::splitmix64(a), core::splitmix64(b));
+}
+
+Recorder::Recorder(const model::Scenario& scenario, std::string job_id) : scenario_(scenario) {
+  result_.scenario_name = scenario.name;
+  result_.job_id = std::move(job_id);
+  result_.job_name = scenario.job.name;
+  result_.flink_version = scenario.flink.version;
+  result_.start_epoch_ms = scenario.start_epoch_ms;
+  result_.seed = scenario.seed;
+  result_.flink = scenario.flink;
+  result_.taskmanagers = scenario.cluster.taskmanagers;
+  int max_parallelism = 1;
+  for (const model::VertexSpec& v : scenario.job.vertices) {
+    result_.vertices.push_back({stable_id(scenario.job.name + "/" + v.name), v.name, v.parallelism});
+    max_parallelism = std::max(max_parallelism, v.parallelism);
+  }
+  const int slots = scenario.cluster.slots_per_taskmanager > 0
+                        ? scenario.cluster.slots_per_taskmanager
+                        : (max_parallelism + scenario.cluster.taskmanagers - 1) /
+                              scenario.cluster.taskmanagers;
+  result_.slots_total = slots * scenario.cluster.taskmanagers;
+}
+
+void Recorder::log(SimTime t, LogLevel level, const char* logger, std::string message,
+                   std::vector<std::string> throwable) {
+  result_.log.push_back({t, level, logger, std::move(message), std::move(throwable)});
+}
+
+CheckpointRecord* Recorder::find(std::int64_t id) {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &result_.checkpoints[it->second];
+}
+
+std::string Recorder::attempt_id(model::TaskRef t) const {
+  // ExecutionAttemptID.toString(): <executionGraphId>_<vertexId>_<subtask>_<attempt>
+  return fmt::format("{}_{}_{}_{}", execution_graph_id_,
+                     result_.vertices[static_cast<std::size_t>(t.vertex)].id, t.subtask,
+                     t.attempt);
+}
+
+std::string Recorder::task_name(model::TaskRef t) const {
+  const VertexInfo& v = result_.vertices[static_cast<std::size_t>(t.vertex)];
+  return fmt::format("{} ({}/{})", v.name, t.subtask + 1, v.parallelism);
+}
+
+std::string Recorder::location(model::TaskRef t) const {
+  const int tm = t.subtask % std::max(1, result_.taskmanagers) + 1;
+  return fmt::format("ckptsim-taskmanager-{} @ ckptsim-taskmanager-{} (dataPort=6121)", tm, tm);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void Recorder::job_submitted(SimTime t, int submission) {
+  execution_graph_id_ = stable_id(fmt::format("{}/{}/eg{}", scenario_.name, scenario_.seed,
+                                              submission));
+  result_.submissions = submission;
+  if (submission > 1) {
+    // A new submission has a new ExecutionGraph: new statistics, ids from its restore point.
+    for (CheckpointRecord& c : result_.checkpoints) result_.earlier_checkpoints.push_back(c);
+    result_.checkpoints.clear();
+    index_.clear();
+    result_.counts = {};
+    result_.latest_restored.reset();
+  }
+  log(t, LogLevel::info, kDispatcher,
+      fmt::format("Received JobGraph submission '{}' ({}).", result_.job_name, result_.job_id));
+}
+
+void Recorder::savepoint_requested(SimTime t, bool stop) {
+  log(t, LogLevel::info, kJobMaster,
+      stop ? fmt::format("Triggering stop-with-savepoint for job {}.", result_.job_id)
+           : fmt::format("Triggering savepoint for job {}.", result_.job_id));
+}
+
+void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobStatus to) {
+  if (to == model::JobStatus::restarting)
+    log(t, LogLevel::info, kJobMaster,
+        fmt::format("{} tasks will be restarted to recover from a global failure.",
+                    tasks_to_restart_));
+  std::vector<std::string> cause;
+  if (to == model::JobStatus::failing && !suppressed_by_.empty()) {
+    cause.push_back("org.apache.flink.runtime.JobException: Recovery is suppressed by " +
+                    suppressed_by_);
+    cause.push_back("Caused by: " + failure_class_ + ": " + failure_message_);
+  }
+  log(t, LogLevel::info, kExecutionGraph,
+      fmt::format("Job {} ({}) switched from state {} to {}.", result_.job_name, result_.job_id,
+                  model::to_string(from), model::to_string(to)),
+      std::move(cause));
+  result_.job_status_changes.push_back({t, from, to});
+  if (from == model::JobStatus::restarting && to == model::JobStatus::running) ++result_.restarts;
+  result_.final_status = to;
+}
+
+void Recorder::task_state_changed(SimTime t, model::TaskRef task, model::ExecutionState from,
+                                  model::ExecutionState to) {
+  // Execution.transitionState (Execution L1489/1496).
+  if (to == model::ExecutionState::deploying)
+    log(t, LogLevel::info, kExecutionGraph,
+        fmt::format("{} ({}) switched from {} to {} on {}.", task_name(task), attempt_id(task),
+                    model::to_string(from), model::to_string(to), location(task)));
+  else
+    log(t, LogLevel::info, kExecutionGraph,
+        fmt::format("{} ({}) switched from {} to {}.", task_name(task), attempt_id(task),
+                    model::to_string(from), model::to_string(to)));
+}
+
+void Recorder::checkpoint_triggered(SimTime t, const model::CheckpointStart& s) {
+  CheckpointRecord c;
+  c.id = s.id;
+  c.type = s.type;
+  c.periodic = s.periodic;
+  c.trigger_time = s.trigger_time;
+  c.num_subtasks = s.num_subtasks;
+  c.subtasks.resize(result_.vertices.size());
+  for (std::size_t v = 0; v < result_.vertices.size(); ++v)
+    c.subtasks[v].resize(static_cast<std::size_t>(result_.vertices[v].parallelism));
+  index_[s.id] = result_.checkpoints.size();
+  result_.checkpoints.push_back(std::move(c));
+  ++result_.counts.total;
+  ++result_.counts.in_progress;
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Triggering checkpoint {} (type={}) @ {} for job {}.", s.id, type_string(s.type),
+                  epoch(s.trigger_time), result_.job_id));
+}
+
+void Recorder::checkpoint_acknowledged(SimTime t, std::int64_t id, const model::SubtaskAck& a) {
+  CheckpointRecord* c = find(id);
+  if (!c) return;
+  SubtaskStats& s = c->subtasks[static_cast<std::size_t>(a.task.vertex)]
+                               [static_cast<std::size_t>(a.task.subtask)];
+  if (!s.acknowledged) ++c->num_acknowledged;
+  s.acknowledged = true;
+  s.ack_time = t;
+  s.checkpointed_size = a.checkpointed_size;
+  s.state_size = a.state_size;
+  s.sync_duration = a.sync_duration;
+  s.async_duration = a.async_duration;
+  s.alignment_duration = a.alignment_duration;
+  s.start_delay = a.start_delay;
+  s.processed_bytes = a.processed_bytes;
+  s.persisted_bytes = a.persisted_bytes;
+  s.unaligned = a.unaligned;
+  c->latest_ack_time = std::max(c->latest_ack_time, t);
+}
+
+void Recorder::checkpoint_completed(SimTime t, std::int64_t id, std::int64_t bytes,
+                                    Duration duration, Duration finalization,
+                                    const std::string& path) {
+  if (CheckpointRecord* c = find(id)) {
+    c->status = CheckpointStatus::completed;
+    c->end_time = t;
+    c->external_path = path;
+    --result_.counts.in_progress;
+    ++result_.counts.completed;
+  }
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Completed checkpoint {} for job {} ({} bytes, checkpointDuration={} ms, "
+                  "finalizationTime={} ms).",
+                  id, result_.job_id, bytes, core::to_millis(duration),
+                  core::to_millis(finalization)));
+}
+
+void Recorder::checkpoint_expired(SimTime t, std::int64_t id) {
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Checkpoint {} of job {} expired before completing.", id, result_.job_id));
+}
+
+void Recorder::checkpoint_declined(SimTime t, std::int64_t id, model::TaskRef task,
+                                   const model::CheckpointException& ex) {
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Decline checkpoint {} by task {} of job {} at {}.", id, attempt_id(task),
+                  result_.job_id, location(task)),
+      {std::string(kCheckpointException) + ": " + ex.get_message()});
+}
+
+void Recorder::checkpoint_aborted(SimTime t, std::int64_t id,
+                                  const model::CheckpointException& ex) {
+  CheckpointRecord* c = find(id);
+  if (!c || c->status != CheckpointStatus::in_progress) return;
+  c->status = CheckpointStatus::failed;
+  c->end_time = t;
+  c->failure_reason = ex.reason;
+  c->failure_message = ex.get_message();
+  --result_.counts.in_progress;
+  ++result_.counts.failed;
+}
+
+void Recorder::trigger_rpc_failed(SimTime t, std::int64_t id,
+                                  const model::CheckpointException& ex) {
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Triggering Checkpoint {} for job {} failed due to {}: {}", id, result_.job_id,
+                  kCheckpointException, ex.get_message()));
+}
+
+void Recorder::late_message(SimTime t, std::int64_t id, model::TaskRef task) {
+  log(t, LogLevel::warn, kCoordinator,
+      fmt::format("Received late message for now expired checkpoint attempt {} from task {} of "
+                  "job {} at {}.",
+                  id, attempt_id(task), result_.job_id, location(task)));
+}
+
+void Recorder::checkpoint_id_reset(SimTime t, std::int64_t next_id) {
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Reset the checkpoint ID of job {} to {}.", result_.job_id, next_id));
+}
+
+void Recorder::restored(SimTime t, const model::RestoreInfo& info) {
+  ++result_.counts.restored;
+  result_.latest_restored = RestoreRecord{info.id, t, model::is_savepoint(info.type),
+                                          info.external_path};
+  // CompletedCheckpoint.toString(): "%s %d @ %d for %s located at %s"
+  const char* kind = model::is_savepoint(info.type) ? "Savepoint" : "Checkpoint";
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Restoring job {} from {} {} @ {} for {} located at {}.", result_.job_id, kind,
+                  info.id, epoch(info.snapshot_trigger_time), result_.job_id,
+                  info.external_path));
+}
+
+void Recorder::no_checkpoint_found(SimTime t, bool global) {
+  log(t, LogLevel::info, kCoordinator, "No checkpoint found during restore.");
+  if (global)
+    log(t, LogLevel::info, kCoordinator,
+        "Resetting the Operator Coordinators to an empty state.");
+}
+
+void Recorder::starting_from_savepoint(SimTime t, const model::RestoreInfo& info) {
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Starting job {} from savepoint {} ()", result_.job_id, info.external_path));
+}
+
+void Recorder::coordinator_shutdown(SimTime t) {
+  log(t, LogLevel::info, kCoordinator,
+      fmt::format("Stopping checkpoint coordinator for job {}.", result_.job_id));
+}
+
+void Recorder::request_queue_time(SimTime t, Duration waited) {
+  log(t, LogLevel::info, kDecider,
+      fmt::format("checkpoint request time in queue: {}", core::to_millis(waited)));
+}
+
+void Recorder::checkpoint_failure_handled(SimTime t, std::int64_t id,
+                                          const model::CheckpointException& ex,
+                                          int counter_before, bool had_pending_stats) {
+  if (!had_pending_stats) {
+    // reportFailedCheckpointsWithoutInProgress: failed+1 and total+1, no history entry.
+    ++result_.counts.total;
+    ++result_.counts.failed;
+  }
+  if (ex.reason == model::CheckpointFailureReason::not_all_required_tasks_running) {
+    log(t, LogLevel::info, kFailureManager,
+        fmt::format("Failed to trigger checkpoint for job {} since {}.", result_.job_id,
+                    ex.get_message()));
+    return;
+  }
+  const std::string shown = id == -1 ? "UNKNOWN_CHECKPOINT_ID" : std::to_string(id);
+  log(t, LogLevel::warn, kFailureManager,
+      fmt::format("Failed to trigger or complete checkpoint {} for job {}. ({} consecutive failed "
+                  "attempts so far)",
+                  shown, result_.job_id, counter_before),
+      {std::string(kCheckpointException) + ": " + ex.get_message()});
+}
+
+void Recorder::global_failure(SimTime t, const std::string& exception_class,
+                              const std::string& message, int tasks) {
+  ++result_.failovers;
+  tasks_to_restart_ = tasks;
+  failure_class_ = exception_class;
+  failure_message_ = message;
+  suppressed_by_.clear();
+  log(t, LogLevel::info, kJobMaster, "Trying to recover from a global failure.",
+      {exception_class + ": " + message});
+}
+
+void Recorder::restart_suppressed(SimTime, const std::string& strategy) {
+  --result_.failovers;  // the failure fails the job instead of failing it over
+  suppressed_by_ = strategy;
+}
+
+void Recorder::records_replayed(SimTime, int, std::int64_t records) {
+  result_.replayed_records += records;
+}
+
+}  // namespace ckptsim::run

@@ -1,0 +1,120 @@
+// What one run produced, as plain data: the checkpoint history with per-subtask statistics,
+// job status changes, Flink log records and counters. Built by the Recorder; read by the
+// writers (Flink log, REST JSON, summary) and by analysis. No model objects inside.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/model/config.hpp"
+#include "sim/model/types.hpp"
+
+namespace ckptsim::run {
+
+using core::Duration;
+using core::SimTime;
+
+enum class LogLevel { debug, info, warn, error };
+
+// One line of Flink's log4j2 layout plus the throwable lines printed under it.
+struct LogRecord {
+  SimTime time = 0;
+  LogLevel level = LogLevel::info;
+  std::string logger;                    // fully qualified, e.g. org.apache...CheckpointCoordinator
+  std::string message;
+  std::vector<std::string> throwable;    // "org...CheckpointException: ..." and "\tat ..." lines
+};
+
+struct VertexInfo {
+  std::string id;                        // 32 lowercase hex chars, stable per scenario
+  std::string name;
+  int parallelism = 1;
+};
+
+enum class CheckpointStatus { in_progress, completed, failed };
+
+struct SubtaskStats {
+  bool acknowledged = false;
+  SimTime ack_time = -1;
+  std::int64_t checkpointed_size = 0;
+  std::int64_t state_size = 0;
+  Duration sync_duration = 0;
+  Duration async_duration = 0;
+  Duration alignment_duration = 0;
+  Duration start_delay = 0;
+  std::int64_t processed_bytes = 0;
+  std::int64_t persisted_bytes = 0;
+  bool unaligned = false;
+};
+
+struct CheckpointRecord {
+  std::int64_t id = 0;
+  CheckpointStatus status = CheckpointStatus::in_progress;
+  model::SnapshotType type = model::SnapshotType::checkpoint;
+  bool periodic = true;
+  SimTime trigger_time = 0;
+  SimTime latest_ack_time = -1;          // -1: no acknowledgement yet
+  SimTime end_time = -1;                 // completion or failure time
+  std::optional<model::CheckpointFailureReason> failure_reason;
+  std::string failure_message;
+  std::string external_path;             // completed ones
+  bool discarded = false;
+  int num_subtasks = 0;
+  int num_acknowledged = 0;
+  std::vector<std::vector<SubtaskStats>> subtasks;  // [vertex][subtask]
+};
+
+struct JobStatusChange {
+  SimTime time = 0;
+  model::JobStatus from = model::JobStatus::created;
+  model::JobStatus to = model::JobStatus::created;
+};
+
+struct RestoreRecord {
+  std::int64_t id = 0;
+  SimTime time = 0;
+  bool is_savepoint = false;
+  std::string external_path;
+};
+
+struct CheckpointCounts {
+  std::int64_t restored = 0, total = 0, in_progress = 0, completed = 0, failed = 0;
+};
+
+struct RunResult {
+  std::string scenario_name;
+  std::string job_id;                    // 32 lowercase hex chars derived from the scenario
+  std::string job_name;
+  model::FlinkVersion flink_version = model::FlinkVersion::v1_17;
+  std::int64_t start_epoch_ms = 0;       // wall clock of simulated time 0
+  SimTime end_time = 0;                  // simulated time when the run stopped
+  std::uint64_t seed = 0;
+  model::FlinkConfig flink;              // as resolved
+  int taskmanagers = 1;
+  int slots_total = 1;
+  std::vector<VertexInfo> vertices;
+  // The checkpoints of the latest submission of the job, as its REST API shows them, in trigger
+  // order; those of earlier submissions (before a stop and start) are in earlier_checkpoints.
+  std::vector<CheckpointRecord> checkpoints;
+  std::vector<CheckpointRecord> earlier_checkpoints;
+  int submissions = 1;
+  CheckpointCounts counts;
+  std::optional<RestoreRecord> latest_restored;
+  std::vector<JobStatusChange> job_status_changes;
+  model::JobStatus final_status = model::JobStatus::created;
+  std::vector<model::ExecutionState> final_task_states;  // one per subtask, vertex-major
+  int failovers = 0;                     // global failovers
+  int restarts = 0;                      // restarts that actually happened
+  std::int64_t replayed_records = 0;
+  std::vector<LogRecord> log;
+  std::uint64_t events_executed = 0;
+};
+
+// Epoch milliseconds of a simulated instant.
+inline std::int64_t epoch_ms(const RunResult& r, SimTime t) {
+  return r.start_epoch_ms + t / core::kMillisecond;
+}
+
+}  // namespace ckptsim::run

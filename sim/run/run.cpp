@@ -1,0 +1,33 @@
+// Builds the JobMaster for a scenario, runs the simulation for the scenario's duration and
+// returns what the Recorder collected.
+#include "sim/run/run.hpp"
+
+#include "sim/core/simulation.hpp"
+#include "sim/model/job_master.hpp"
+#include "sim/run/recorder.hpp"
+
+namespace ckptsim::run {
+
+std::string job_id_for(const model::Scenario& scenario) {
+  return stable_id("job/" + scenario.name + "/" + scenario.job.name);
+}
+
+RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
+  model::Scenario scenario = input;
+  if (seed) scenario.seed = *seed;
+  core::Simulation sim;
+  const std::string job_id = job_id_for(scenario);
+  Recorder recorder(scenario, job_id);
+  model::JobMaster job(sim, scenario, job_id, recorder);
+  job.start();
+  sim.run_until(scenario.duration);
+  RunResult result = std::move(recorder.result());
+  result.end_time = sim.now();
+  result.final_status = job.status();
+  result.final_task_states = job.tasks().states();
+  result.replayed_records = job.replayed_records();
+  result.events_executed = sim.executed();
+  return result;
+}
+
+}  // namespace ckptsim::run

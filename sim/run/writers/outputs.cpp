@@ -1,0 +1,124 @@
+// ckptsim's summary.json and the writing of a run's output directory: jobmanager.log, summary.json
+// and the rest/ tree laid out like the REST URLs it mirrors.
+#include <fstream>
+#include <map>
+#include <system_error>
+
+#include "sim/run/writers/writers.hpp"
+
+namespace ckptsim::run {
+
+using nlohmann::ordered_json;
+
+ordered_json summary_json(const RunResult& r) {
+  // Failed checkpoints by reason, in CheckpointFailureReason declaration order.
+  std::map<int, std::int64_t> by_reason;
+  for (const CheckpointRecord& c : r.checkpoints) {
+    if (c.status == CheckpointStatus::failed && c.failure_reason) {
+      by_reason[static_cast<int>(*c.failure_reason)] += 1;
+    }
+  }
+  ordered_json reasons = ordered_json::object();
+  for (const auto& [reason, count] : by_reason) {
+    reasons[model::name(static_cast<model::CheckpointFailureReason>(reason))] = count;
+  }
+
+  ordered_json checkpoints;
+  checkpoints["total"] = r.counts.total;
+  checkpoints["completed"] = r.counts.completed;
+  checkpoints["failed"] = r.counts.failed;
+  checkpoints["in_progress"] = r.counts.in_progress;
+  checkpoints["by_failure_reason"] = std::move(reasons);
+
+  ordered_json out;
+  out["scenario"] = r.scenario_name;
+  out["job_id"] = r.job_id;
+  out["flink_version"] = model::to_string(r.flink_version);
+  out["seed"] = r.seed;
+  out["simulated_time_ms"] = core::to_millis(r.end_time);
+  out["final_status"] = model::to_string(r.final_status);
+  out["checkpoints"] = std::move(checkpoints);
+  out["failovers"] = r.failovers;
+  out["restarts"] = r.restarts;
+  out["replayed_records"] = r.replayed_records;
+  out["restores"] = r.counts.restored;
+  out["events"] = r.events_executed;
+  return out;
+}
+
+std::string json_file_text(const ordered_json& body) {
+  std::string text = body.dump(2, ' ', false, ordered_json::error_handler_t::replace);
+  text += '\n';
+  return text;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool write_file(const fs::path& path, const std::string& text, std::string* error) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) {
+    if (error) *error = path.parent_path().string() + ": cannot create directory: " + ec.message();
+    return false;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    if (error) *error = path.string() + ": cannot open for writing";
+    return false;
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) {
+    if (error) *error = path.string() + ": write failed";
+    return false;
+  }
+  return true;
+}
+
+bool write_all(const RunResult& r, const fs::path& dir, std::string* error) {
+  // Written one by one: a long run has thousands of detail files.
+  if (!write_file(dir / "jobmanager.log", format_flink_log(r), error)) return false;
+  if (!write_file(dir / "summary.json", json_file_text(summary_json(r)), error)) return false;
+  const fs::path rest = dir / "rest";
+  const fs::path job = rest / "jobs" / r.job_id;
+  if (!write_file(rest / "overview.json", json_file_text(rest_overview(r)), error) ||
+      !write_file(rest / "jobs" / "overview.json", json_file_text(rest_jobs_overview(r)), error) ||
+      !write_file(job / "checkpoints.json", json_file_text(rest_checkpoints(r)), error) ||
+      !write_file(job / "checkpoints" / "config.json", json_file_text(rest_checkpoint_config(r)),
+                  error)) {
+    return false;
+  }
+  // Every checkpoint of the run: besides the history ring, Flink's REST handlers keep the
+  // statistics they served in CheckpointStatsCache (rest.cache.checkpoint-statistics.size 1000).
+  const fs::path details = job / "checkpoints" / "details";
+  for (const CheckpointRecord& c : r.checkpoints) {
+    const std::string id = std::to_string(c.id);
+    if (!write_file(details / (id + ".json"), json_file_text(rest_checkpoint_details(r, c)),
+                    error)) {
+      return false;
+    }
+    for (std::size_t v = 0; v < r.vertices.size(); ++v) {
+      const fs::path path = details / id / "subtasks" / (r.vertices[v].id + ".json");
+      if (!write_file(path, json_file_text(rest_checkpoint_subtasks(r, c, static_cast<int>(v))),
+                      error)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool write_outputs(const RunResult& result, const std::filesystem::path& dir, std::string* error) {
+  try {
+    return write_all(result, dir, error);
+  } catch (const std::exception& e) {
+    if (error) *error = dir.string() + ": " + e.what();
+    return false;
+  }
+}
+
+}  // namespace ckptsim::run

@@ -1,0 +1,51 @@
+// The views of a finished run that a Flink user knows: the JobManager log, the REST JSON bodies of
+// the checkpoint, overview and job-list endpoints, and ckptsim's own summary. Reads only the plain
+// RunResult; knows nothing about the model or the scenario file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/run/result.hpp"
+
+namespace ckptsim::run {
+
+// The whole jobmanager.log text, laid out with Flink's log4j2 pattern
+// `%d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n`, throwable lines under their record.
+std::string format_flink_log(const RunResult& result);
+
+// One log line without its trailing newline or throwable (exposed for tests).
+std::string format_log_line(const RunResult& result, const LogRecord& record);
+
+// "yyyy-MM-dd HH:mm:ss,SSS" in UTC for epoch milliseconds.
+std::string format_log_timestamp(std::int64_t epoch_ms);
+
+// REST bodies, field order as Flink's Jackson serializers write them (reference/flink-rest.md).
+nlohmann::ordered_json rest_overview(const RunResult& result);       // GET /overview
+nlohmann::ordered_json rest_jobs_overview(const RunResult& result);  // GET /jobs/overview
+nlohmann::ordered_json rest_checkpoints(const RunResult& result);    // GET /jobs/:jid/checkpoints
+nlohmann::ordered_json rest_checkpoint_config(const RunResult& result);  // .../checkpoints/config
+nlohmann::ordered_json rest_checkpoint_details(const RunResult& result,
+                                               const CheckpointRecord& checkpoint);
+nlohmann::ordered_json rest_checkpoint_subtasks(const RunResult& result,
+                                                const CheckpointRecord& checkpoint, int vertex);
+
+// ckptsim's own summary of a run; its keys are stable.
+nlohmann::ordered_json summary_json(const RunResult& result);
+
+// The synthetic "flink-commit" of /overview for a version (not the real release commit).
+const char* synthetic_flink_commit(model::FlinkVersion version);
+
+// A JSON file body: 2-space indent, trailing newline, UTF-8 errors replaced (never throws on text).
+std::string json_file_text(const nlohmann::ordered_json& body);
+
+// Writes DIR/jobmanager.log, DIR/summary.json and DIR/rest/... (overview.json, jobs/overview.json,
+// jobs/<jid>/checkpoints.json, jobs/<jid>/checkpoints/config.json,
+// jobs/<jid>/checkpoints/details/<id>.json and .../details/<id>/subtasks/<vertexid>.json for
+// every checkpoint of the run). Creates directories. On I/O failure returns false and, if
+// `error` is set, a message naming the file; never throws.
+bool write_outputs(const RunResult& result, const std::filesystem::path& dir, std::string* error);
+
+}  // namespace ckptsim::run

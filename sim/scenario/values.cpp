@@ -1,0 +1,191 @@
+// Typed readers of scenario values: each returns the value, or reports one diagnostic at the
+// value's location and returns nullopt, so a file with many mistakes gets them all reported.
+#include <charconv>
+#include <limits>
+
+#include "sim/scenario/internal.hpp"
+
+namespace ckptsim::scenario::detail {
+namespace {
+
+const char* const kDurationHint =
+    "write a number and a time unit (ns, us, ms, s, min, h, d); a bare number means "
+    "milliseconds";
+const char* const kSizeHint = "write a number and a unit (b, kb, mb, gb, tb; 1 kb = 1024 bytes)";
+
+template <typename T>
+std::optional<T> report_unit_error(Context& ctx, const Node& node, const Parsed<T>& parsed,
+                                   std::string_view kind, std::string_view example,
+                                   const std::vector<std::string>& units, const char* hint) {
+  switch (parsed.error) {
+    case UnitError::none:
+      return parsed.value;
+    case UnitError::negative:
+      ctx.error(node.loc, std::string(kind) + "s cannot be negative",
+                "write zero or a positive " + std::string(kind) + " such as '" +
+                    std::string(example) + "'");
+      break;
+    case UnitError::unknown_unit: {
+      std::string unit_hint = did_you_mean(parsed.unit, units);
+      ctx.error(
+          node.loc,
+          "unknown unit '" + parsed.unit + "' in " + std::string(kind) + " '" + node.text + "'",
+          unit_hint.empty() ? hint : unit_hint);
+      break;
+    }
+    case UnitError::overflow:
+      ctx.error(node.loc, std::string(kind) + " '" + node.text + "' is too large");
+      break;
+    case UnitError::empty:
+    case UnitError::no_number:
+      ctx.error(node.loc,
+                "expected a " + std::string(kind) + " such as '" + std::string(example) +
+                    "', got " + describe(node),
+                hint);
+      break;
+  }
+  return std::nullopt;
+}
+
+bool expect_scalar(Context& ctx, const Node& node, std::string_view expected, const char* hint) {
+  if (node.is_scalar()) return true;
+  ctx.error(node.loc, "expected " + std::string(expected) + ", got " + describe(node),
+            hint == nullptr ? "" : hint);
+  return false;
+}
+
+}  // namespace
+
+std::string describe(const Node& node) {
+  switch (node.kind) {
+    case Node::Kind::null:
+      return "nothing";
+    case Node::Kind::map:
+      return "a map";
+    case Node::Kind::sequence:
+      return "a list";
+    case Node::Kind::scalar:
+      return "'" + node.text + "'";
+  }
+  return "?";
+}
+
+std::optional<std::string> read_string(Context& ctx, const Node& node) {
+  if (!expect_scalar(ctx, node, "a text value", nullptr)) return std::nullopt;
+  return node.text;
+}
+
+std::optional<core::Duration> read_duration(Context& ctx, const Node& node) {
+  if (!expect_scalar(ctx, node, "a duration such as '10 min'", kDurationHint)) return std::nullopt;
+  return report_unit_error(ctx, node, parse_duration_detail(node.text), "duration", "10 min",
+                           duration_unit_names(), kDurationHint);
+}
+
+std::optional<std::int64_t> read_size(Context& ctx, const Node& node) {
+  if (!expect_scalar(ctx, node, "a size such as '32 kb'", kSizeHint)) return std::nullopt;
+  return report_unit_error(ctx, node, parse_size_detail(node.text), "size", "32 kb",
+                           size_unit_names(), kSizeHint);
+}
+
+std::optional<std::int64_t> read_int64(Context& ctx, const Node& node, std::string_view what,
+                                       std::int64_t min, std::int64_t max) {
+  if (!expect_scalar(ctx, node, "an integer", nullptr)) return std::nullopt;
+  const std::string_view text = trim(node.text);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    ctx.error(node.loc, "expected an integer, got " + describe(node));
+    return std::nullopt;
+  }
+  if (value < min) {
+    ctx.error(node.loc, std::string(what) + " must be at least " + std::to_string(min) + ", got " +
+                            std::to_string(value));
+    return std::nullopt;
+  }
+  if (value > max) {
+    ctx.error(node.loc, std::string(what) + " must be at most " + std::to_string(max) + ", got " +
+                            std::to_string(value));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<int> read_int(Context& ctx, const Node& node, std::string_view what, int min) {
+  const auto value = read_int64(ctx, node, what, min, std::numeric_limits<int>::max());
+  if (!value) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
+std::optional<std::uint64_t> read_uint64(Context& ctx, const Node& node) {
+  if (!expect_scalar(ctx, node, "a non-negative integer", nullptr)) return std::nullopt;
+  const std::string_view text = trim(node.text);
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    ctx.error(node.loc, "expected a non-negative integer, got " + describe(node));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> read_double(Context& ctx, const Node& node, std::string_view what, double min,
+                                  double max) {
+  if (!expect_scalar(ctx, node, "a number", nullptr)) return std::nullopt;
+  const std::string_view text = trim(node.text);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    ctx.error(node.loc, "expected a number, got " + describe(node));
+    return std::nullopt;
+  }
+  if (value < min || value > max) {
+    std::string range = max == std::numeric_limits<double>::max()
+                            ? "at least " + std::to_string(min)
+                            : "between " + std::to_string(min) + " and " + std::to_string(max);
+    // std::to_string prints 6 decimals; drop the trailing zeros.
+    for (std::size_t p; (p = range.find(".000000")) != std::string::npos;) range.erase(p, 7);
+    ctx.error(node.loc, std::string(what) + " must be " + range + ", got " + std::string(text));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<bool> read_bool(Context& ctx, const Node& node) {
+  if (!expect_scalar(ctx, node, "true or false", nullptr)) return std::nullopt;
+  const std::string lower = to_lower(trim(node.text));
+  if (lower == "true") return true;
+  if (lower == "false") return false;
+  ctx.error(node.loc, "expected true or false, got " + describe(node));
+  return std::nullopt;
+}
+
+std::optional<std::size_t> read_choice(Context& ctx, const Node& node, std::string_view what,
+                                       const std::vector<std::string>& names,
+                                       const std::vector<std::string>& shown) {
+  const std::string allowed = "allowed values: " + join(shown.empty() ? names : shown, ", ");
+  if (!node.is_scalar()) {
+    ctx.error(node.loc, "expected a " + std::string(what) + ", got " + describe(node), allowed);
+    return std::nullopt;
+  }
+  const std::string lower = to_lower(trim(node.text));
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (to_lower(names[i]) == lower) return i;
+  const std::string suggestion = did_you_mean(node.text, names);
+  ctx.error(node.loc, "unknown " + std::string(what) + " '" + node.text + "'",
+            suggestion.empty() ? allowed : suggestion + " " + allowed);
+  return std::nullopt;
+}
+
+bool expect_map(Context& ctx, const Node& node, std::string_view what) {
+  if (node.is_map()) return true;
+  ctx.error(node.loc, "expected " + std::string(what) + ", got " + describe(node));
+  return false;
+}
+
+bool expect_sequence(Context& ctx, const Node& node, std::string_view what) {
+  if (node.is_sequence()) return true;
+  ctx.error(node.loc, "expected " + std::string(what) + ", got " + describe(node));
+  return false;
+}
+
+}  // namespace ckptsim::scenario::detail
