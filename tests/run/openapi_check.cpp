@@ -85,6 +85,16 @@ std::string describe(const ordered_json& v) {
   return std::string(type) + " " + text;
 }
 
+// "text" in double quotes (built by appending: GCC 12 warns falsely on "literal" + string).
+std::string quoted(const std::string& text) {
+  std::string q;
+  q.reserve(text.size() + 2);
+  q += '"';
+  q += text;
+  q += '"';
+  return q;
+}
+
 std::string scalar(const YAML::Node& n) {
   return n && n.IsScalar() ? n.Scalar() : std::string();
 }
@@ -255,13 +265,13 @@ class Checker {
         expected += (expected.empty() ? "" : "|") + option;
       }
       if (!found) {
-        fail(path, "\"" + s + "\" is not one of " + expected + " " + where(name, owner, property));
+        fail(path, quoted(s) + " is not one of " + expected + " " + where(name, owner, property));
       }
     }
     if (const YAML::Node pattern = schema["pattern"]) {
       if (!std::regex_match(s, std::regex(scalar(pattern)))) {
-        fail(path, "\"" + s + "\" does not match " + scalar(pattern) + " " +
-                       where(name, owner, property));
+        fail(path,
+             quoted(s) + " does not match " + scalar(pattern) + " " + where(name, owner, property));
       }
     }
   }
@@ -361,7 +371,7 @@ class Checker {
       if (!values.empty() && v.contains(key) && v[key].is_string() &&
           values.count(v[key].get<std::string>()) == 0) {
         fail(path + "." + key,
-             "\"" + v[key].get<std::string>() + "\" is not the type id of " + name);
+             quoted(v[key].get<std::string>()) + " is not the type id of " + name);
       }
     }
     for (const std::string& r : shape.required) {

@@ -1,0 +1,197 @@
+// End to end through the model: scenario -> run -> Flink log, checked against the rules of
+// reference/flink-coordinator.md (expiry timer from trigger, CFM log before the update, global
+// failover, fixed-delay restart and restore of the latest completed checkpoint).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/run/run.hpp"
+#include "sim/run/writers/writers.hpp"
+#include "sim/scenario/scenario.hpp"
+
+using namespace ckptsim;
+
+namespace {
+
+run::RunResult run_file(const std::string& relative, std::vector<std::string> sets = {}) {
+  const auto loaded =
+      scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) + "/" + relative, sets);
+  INFO(scenario::format_diagnostics(loaded.diagnostics));
+  REQUIRE(loaded.ok());
+  return run::run(*loaded.scenario);
+}
+
+const run::LogRecord* find_log(const run::RunResult& r, const std::string& needle,
+                               std::size_t from = 0, std::size_t* at = nullptr) {
+  for (std::size_t i = from; i < r.log.size(); ++i) {
+    if (r.log[i].message.find(needle) != std::string::npos) {
+      if (at) *at = i;
+      return &r.log[i];
+    }
+  }
+  return nullptr;
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("stalled sink: the in-flight checkpoint expires 10 min after its trigger and the job "
+          "fails over and restores",
+          "[e2e]") {
+  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml");
+  const std::string& job = r.job_id;
+
+  // The first failed checkpoint expired exactly timeout (10 min, Flink's default) after trigger.
+  const run::CheckpointRecord* expired = nullptr;
+  for (const auto& c : r.checkpoints)
+    if (c.failure_reason == model::CheckpointFailureReason::checkpoint_expired) {
+      expired = &c;
+      break;
+    }
+  REQUIRE(expired != nullptr);
+  CHECK(expired->end_time - expired->trigger_time == core::minutes(10));
+  // The first checkpoint triggered after the stall (interval 3 min) is the one that expires.
+  CHECK(expired->trigger_time > core::minutes(10));
+  CHECK(expired->trigger_time <= core::minutes(13));
+  const std::string id = std::to_string(expired->id);
+
+  std::size_t i_expired = 0, i_warn = 0, i_queue = 0, i_recover = 0, i_tasks = 0, i_restore = 0;
+  const run::LogRecord* e = find_log(
+      r, "Checkpoint " + id + " of job " + job + " expired before completing.", 0, &i_expired);
+  REQUIRE(e != nullptr);
+  CHECK(e->time == expired->end_time);
+  const run::LogRecord* warn =
+      find_log(r, "Failed to trigger or complete checkpoint " + id + " for job " + job +
+                      ". (0 consecutive failed attempts so far)",
+               0, &i_warn);
+  REQUIRE(warn != nullptr);
+  CHECK(warn->level == run::LogLevel::warn);
+  CHECK(warn->logger == "org.apache.flink.runtime.checkpoint.CheckpointFailureManager");
+  const run::LogRecord* queue = find_log(r, "checkpoint request time in queue: ", 0, &i_queue);
+  REQUIRE(queue != nullptr);
+  // The request queued one interval (3 min) after the stuck trigger waited 10 - 3 = 7 min.
+  CHECK(queue->message == "checkpoint request time in queue: 420000");
+  const run::LogRecord* recover =
+      find_log(r, "Trying to recover from a global failure.", 0, &i_recover);
+  REQUIRE(recover != nullptr);
+  REQUIRE(recover->throwable.size() == 1);
+  CHECK(recover->throwable[0] ==
+        "org.apache.flink.util.FlinkRuntimeException: Exceeded checkpoint tolerable failure "
+        "threshold. The latest checkpoint failed due to Checkpoint expired before completing., "
+        "view the Checkpoint History tab or the Job Manager log to find out why continuous "
+        "checkpoints failed.");
+  REQUIRE(find_log(r, "6 tasks will be restarted to recover from a global failure.", 0, &i_tasks));
+  const run::LogRecord* restore = find_log(r, "Restoring job " + job + " from Checkpoint ", 0,
+                                           &i_restore);
+  REQUIRE(restore != nullptr);
+  // Order as in the seed incident log; the queued request starts before the failover.
+  CHECK(i_expired < i_warn);
+  CHECK(i_warn < i_queue);
+  CHECK(i_queue < i_recover);
+  CHECK(i_recover < i_tasks);
+  CHECK(i_tasks < i_restore);
+  // Fixed-delay backoff of 1.17's default restart strategy: RUNNING again 1 s later.
+  core::SimTime restarting_at = -1, running_again_at = -1;
+  for (const auto& s : r.job_status_changes) {
+    if (s.to == model::JobStatus::restarting && restarting_at < 0) restarting_at = s.time;
+    if (s.from == model::JobStatus::restarting && running_again_at < 0) running_again_at = s.time;
+  }
+  CHECK(running_again_at - restarting_at == core::seconds(1));
+  CHECK(restore->time == running_again_at);
+  // The latest completed checkpoint is the one before the expired one.
+  CHECK(restore->message.find("from Checkpoint " + std::to_string(expired->id - 1) + " @") !=
+        std::string::npos);
+  CHECK(r.failovers >= 1);
+  CHECK(r.replayed_records > 0);
+}
+
+TEST_CASE("the sink stall ends: checkpoints complete again after one failover", "[e2e]") {
+  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml",
+                                    {"timeline[0].for=12 min", "duration=40 min"});
+  CHECK(r.failovers == 1);
+  CHECK(r.checkpoints.back().status == run::CheckpointStatus::completed);
+}
+
+TEST_CASE("a larger tolerable-failed-checkpoints keeps the job running", "[e2e]") {
+  const run::RunResult r =
+      run_file("scenarios/examples/stalled-sink.yaml",
+               {"execution.checkpointing.tolerable-failed-checkpoints=5", "duration=30 min"});
+  CHECK(r.failovers == 0);
+  CHECK(r.final_status == model::JobStatus::running);
+  CHECK(r.counts.failed >= 1);
+}
+
+TEST_CASE("same scenario and seed write byte-identical output directories", "[e2e][determinism]") {
+  const auto base = std::filesystem::temp_directory_path() / "ckptsim-determinism";
+  std::filesystem::remove_all(base);
+  for (const char* name : {"a", "b"}) {
+    const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml");
+    std::string error;
+    REQUIRE(run::write_outputs(r, base / name, &error));
+  }
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(base / "a")) {
+    if (!entry.is_regular_file()) continue;
+    const auto rel = std::filesystem::relative(entry.path(), base / "a");
+    INFO(rel.string());
+    REQUIRE(std::filesystem::exists(base / "b" / rel));
+    CHECK(read(entry.path()) == read(base / "b" / rel));
+    ++files;
+  }
+  CHECK(files > 5);
+  // A different seed changes the random initial delay, hence the log.
+  const auto loaded = scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) +
+                                          "/scenarios/examples/stalled-sink.yaml");
+  REQUIRE(loaded.ok());
+  CHECK(run::format_flink_log(run::run(*loaded.scenario, 99)) !=
+        run::format_flink_log(run::run(*loaded.scenario)));
+  std::filesystem::remove_all(base);
+}
+
+TEST_CASE("stop-with-savepoint finishes the job; start from the savepoint continues ids",
+          "[e2e]") {
+  const auto loaded = scenario::load_string(R"(
+name: stop-and-start
+seed: 5
+duration: 20 min
+flink:
+  execution.checkpointing.interval: 1 min
+job:
+  vertices:
+    - { name: Source, rate: 1000 records/s }
+    - { name: Sink, input: Source, cost: 10 us/record }
+timeline:
+  - { at: 330 s, do: stop-with-savepoint }
+  - { at: 8 min, do: start, state: savepoint }
+)",
+                                            "inline.yaml");
+  INFO(scenario::format_diagnostics(loaded.diagnostics));
+  REQUIRE(loaded.ok());
+  const run::RunResult r = run::run(*loaded.scenario);
+  REQUIRE(r.submissions == 2);
+  std::int64_t savepoint_id = -1;
+  for (const auto& c : r.earlier_checkpoints)
+    if (c.type == model::SnapshotType::sync_savepoint) {
+      CHECK(c.status == run::CheckpointStatus::completed);
+      savepoint_id = c.id;
+    }
+  REQUIRE(savepoint_id > 0);
+  bool finished = false;
+  for (const auto& s : r.job_status_changes) finished |= s.to == model::JobStatus::finished;
+  CHECK(finished);
+  REQUIRE(!r.checkpoints.empty());
+  CHECK(r.checkpoints.front().id == savepoint_id + 1);  // CC.restoreSavepoint resets the counter
+  CHECK(find_log(r, "Reset the checkpoint ID of job " + r.job_id + " to " +
+                        std::to_string(savepoint_id + 1) + "."));
+  REQUIRE(r.latest_restored.has_value());
+  CHECK(r.latest_restored->is_savepoint);
+  CHECK(r.final_status == model::JobStatus::running);
+}
