@@ -99,7 +99,10 @@ std::string format_story(const run::RunResult& r) {
   });
   out += fmt::format("{:<12}  {:>5}  {:<15} {:<11} {:>14} {:>7}  {}\n", "time", "id", "what",
                      "status", "duration", "acked", "failure reason");
-  for (const Row& row : rows) out += row.text + "\n";
+  for (Row& row : rows) {
+    while (!row.text.empty() && row.text.back() == ' ') row.text.pop_back();
+    out += row.text + "\n";
+  }
   const run::CheckpointCounts& n = r.counts;
   out += fmt::format(
       "\ncheckpoints: {} triggered, {} completed, {} failed, {} in progress (latest submission)\n",
