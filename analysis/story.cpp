@@ -2,6 +2,8 @@
 // scenario's wall clock, so a user can match rows with the jobmanager.log lines.
 #include "analysis/story.hpp"
 
+#include "sim/run/writers/writers.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <vector>
@@ -55,23 +57,9 @@ std::string format_story(const run::RunResult& r) {
   std::string out;
   out += fmt::format("ckptsim run: {} (Flink {}, seed {}), job {} ({})\n", r.scenario_name,
                      model::to_string(r.flink_version), r.seed, r.job_name, r.job_id);
+  // The wall clock of simulated time 0, as the jobmanager.log prints it (without millis).
   out += fmt::format("simulated {} from {} UTC\n\n", human_duration(r.end_time),
-                     [&] {
-                       const std::int64_t s = r.start_epoch_ms / 1000;
-                       const std::int64_t days = s / 86400;
-                       // civil-from-days (H. Hinnant), UTC
-                       std::int64_t z = days + 719468;
-                       const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-                       const std::int64_t doe = z - era * 146097;
-                       const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-                       const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-                       const std::int64_t mp = (5 * doy + 2) / 153;
-                       const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
-                       const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-                       const std::int64_t y = yoe + era * 400 + (m <= 2);
-                       return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", y, m, d,
-                                          (s % 86400) / 3600, (s % 3600) / 60, s % 60);
-                     }());
+                     run::format_log_timestamp(r.start_epoch_ms).substr(0, 19));
   std::vector<Row> rows;
   auto add_checkpoints = [&](const std::vector<run::CheckpointRecord>& list) {
     for (const run::CheckpointRecord& c : list) {

@@ -123,13 +123,17 @@ void TaskRuntime::set_state(Subtask& s, ExecutionState to) {
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
 
-void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
-  ++generation_;
+void TaskRuntime::clear_channels() {
   for (Channel& c : channels_) {
     c.queue.clear();
     c.data_items = 0;
     c.blocked = false;
   }
+}
+
+void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
+  ++generation_;
+  clear_channels();  // in-flight data is lost with the old attempts
   running_ = 0;
   const ClusterSpec& cluster = scenario_.cluster;
   for (std::size_t id = 0; id < subtasks_.size(); ++id) {
@@ -175,11 +179,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
 
 void TaskRuntime::cancel() {
   ++generation_;
-  for (Channel& c : channels_) {
-    c.queue.clear();
-    c.data_items = 0;
-    c.blocked = false;
-  }
+  clear_channels();  // in-flight data is lost with the old attempts
   running_ = 0;
   bool any = false;
   for (std::size_t id = 0; id < subtasks_.size(); ++id) {

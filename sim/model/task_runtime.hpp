@@ -145,6 +145,7 @@ class TaskRuntime final : public core::EventHandler {
   void process_barrier(int id, int channel, const Item& item);
   void perform_checkpoint(int id, const Item& barrier);
   void unblock_inputs(Subtask& s);
+  void clear_channels();
   std::int64_t records_per_buffer(int vertex) const;
 
   core::Simulation& sim_;
