@@ -167,6 +167,7 @@ void CheckpointCoordinator::finish_request(std::uint64_t request_id,
   o.state = failure ? RequestOutcome::State::failed : RequestOutcome::State::completed;
   o.failure = failure;
   if (checkpoint_id >= 0) o.checkpoint_id = checkpoint_id;
+  gateway_.request_finished(request_id, o);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,6 +28,8 @@ struct TaskSnapshot {
   std::int64_t state_size = 0;       // bytes of operator state
 };
 
+struct RequestOutcome;
+
 // What the coordinator needs from the execution graph: the checkpoint plan and the RPCs.
 class CheckpointCoordinatorGateway {
  public:
@@ -42,6 +44,9 @@ class CheckpointCoordinatorGateway {
   virtual void notify_checkpoint_complete(std::int64_t checkpoint_id, SimTime timestamp) = 0;
   virtual void notify_checkpoint_aborted(std::int64_t checkpoint_id,
                                          std::int64_t latest_completed_id, SimTime timestamp) = 0;
+  // The future of a trigger request completed (normally or exceptionally). Called from inside
+  // the coordinator: an implementation must not call back into it synchronously.
+  virtual void request_finished(std::uint64_t /*request_id*/, const RequestOutcome&) {}
 };
 
 struct CompletedCheckpoint {

@@ -192,7 +192,6 @@ void JobMaster::restart_tasks() {
     for (const auto& [task, state] : restored->task_states) restored_position += state.source_position;
   const std::int64_t replayed = std::max<std::int64_t>(0, position_at_failure_ - restored_position);
   replayed_ += replayed;
-  observer_.records_replayed(sim_.now(), -1, replayed);
   tasks_.deploy(restored);
 }
 
@@ -237,7 +236,6 @@ void JobMaster::run_action(const TimelineAction& a) {
       // savepoint fails.
       coordinator_->stop_checkpoint_scheduler();
       stop_request_ = coordinator_->trigger_synchronous_savepoint();
-      sim_.schedule_in(core::kSecond, this, kCheckStop);
       return;
     case ActionKind::trigger_savepoint:
       if (status_ != JobStatus::running) return;
@@ -265,17 +263,12 @@ void JobMaster::run_action(const TimelineAction& a) {
   }
 }
 
-void JobMaster::check_stop_with_savepoint() {
-  if (!stop_request_ || !coordinator_) return;
-  const RequestOutcome& o = coordinator_->outcome(*stop_request_);
-  if (o.state == RequestOutcome::State::failed) {
-    // StopWithSavepointTerminationHandlerImpl: a failed savepoint restarts checkpointing.
-    stop_request_.reset();
-    if (status_ == JobStatus::running && scenario_.flink.checkpointing.interval)
-      coordinator_->start_checkpoint_scheduler();
-    return;
-  }
-  sim_.schedule_in(core::kSecond, this, kCheckStop);
+void JobMaster::request_finished(std::uint64_t request_id, const RequestOutcome& outcome) {
+  // StopWithSavepointTerminationHandlerImpl: a failed savepoint restarts checkpointing. The
+  // coordinator is mid-call here, so the reaction runs as its own event on the main thread.
+  if (stop_request_ && *stop_request_ == request_id &&
+      outcome.state == RequestOutcome::State::failed)
+    sim_.schedule_in(0, this, kStopFailed);
 }
 
 void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
@@ -288,7 +281,11 @@ void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
       backoff_done_ = true;
       if (status_ == JobStatus::restarting && cancel_done_) restart_tasks();
       break;
-    case kCheckStop: check_stop_with_savepoint(); break;
+    case kStopFailed:
+      stop_request_.reset();
+      if (status_ == JobStatus::running && scenario_.flink.checkpointing.interval)
+        coordinator_->start_checkpoint_scheduler();
+      break;
   }
 }
 

@@ -43,6 +43,7 @@ class JobMaster final : public core::EventHandler,
   void trigger_tasks(std::int64_t id, SimTime timestamp, const CheckpointProperties&) override;
   void notify_checkpoint_complete(std::int64_t id, SimTime timestamp) override;
   void notify_checkpoint_aborted(std::int64_t id, std::int64_t latest, SimTime) override;
+  void request_finished(std::uint64_t request_id, const RequestOutcome& outcome) override;
   // CheckpointFailureManager::Callbacks
   void fail_job(const std::string& message) override;
   void fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) override;
@@ -56,14 +57,13 @@ class JobMaster final : public core::EventHandler,
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kCheckStop };
+  enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kStopFailed };
 
   void submit(const CompletedCheckpoint* restore_from);
   void transition(JobStatus to);
   void handle_global_failure(const std::string& exception_class, const std::string& message);
   void restart_tasks();
   void run_action(const TimelineAction& action);
-  void check_stop_with_savepoint();
   const CompletedCheckpoint* find_start_state(const TimelineAction& action) const;
 
   core::Simulation& sim_;

@@ -88,7 +88,6 @@ class Observer {
   virtual void global_failure(SimTime, const std::string& /*exception_class*/,
                               const std::string& /*message*/, int /*tasks_to_restart*/) {}
   virtual void restart_suppressed(SimTime, const std::string& /*strategy*/) {}
-  virtual void records_replayed(SimTime, int /*vertex*/, std::int64_t /*records*/) {}
   // notifyCheckpointComplete / notifyCheckpointAborted ran in a task's mailbox.
   virtual void task_notified(SimTime, TaskRef, std::int64_t /*id*/, bool /*complete*/) {}
 };

@@ -237,7 +237,7 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
     if (!is_source(subtasks_[i])) continue;
     trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
     // A stop-with-savepoint barrier is the last thing a source emits.
-    if (props.synchronous) trigger_rpcs_.back().barrier.records = -1;
+    trigger_rpcs_.back().barrier.last_from_source = props.synchronous;
     sim_.schedule_in(scenario_.cluster.rpc_latency, this, kTriggerArrives,
                      trigger_rpcs_.size() - 1);
   }
@@ -362,12 +362,9 @@ void TaskRuntime::progress(int id) {
   if (!s.pending_triggers.empty()) {
     const Item barrier = s.pending_triggers.front().second;
     s.pending_triggers.pop_front();
-    if (barrier.records == -1) s.stopped = true;
-    SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
-    phase = SyncPhase{barrier, sim_.now(), 0, 0};
-    Item forwarded = barrier;
-    forwarded.records = 0;
-    perform_checkpoint(id, forwarded);
+    if (barrier.last_from_source) s.stopped = true;
+    sync_phases_[static_cast<std::size_t>(id)] = SyncPhase{barrier, sim_.now(), 0, 0};
+    perform_checkpoint(id, barrier);
     return;
   }
   if (s.blocked_output) {

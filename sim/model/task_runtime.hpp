@@ -76,6 +76,7 @@ class TaskRuntime final : public core::EventHandler {
     std::int64_t checkpoint_id = 0;
     SimTime checkpoint_timestamp = 0;
     bool savepoint = false;
+    bool last_from_source = false;  // a stop-with-savepoint barrier: the source stops after it
   };
   struct Channel {
     int producer = 0;

@@ -129,7 +129,6 @@ void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobSt
                   model::to_string(from), model::to_string(to)),
       std::move(cause));
   result_.job_status_changes.push_back({t, from, to});
-  if (from == model::JobStatus::restarting && to == model::JobStatus::running) ++result_.restarts;
   result_.final_status = to;
 }
 
@@ -304,7 +303,6 @@ void Recorder::checkpoint_failure_handled(SimTime t, std::int64_t id,
 
 void Recorder::global_failure(SimTime t, const std::string& exception_class,
                               const std::string& message, int tasks) {
-  ++result_.failovers;
   tasks_to_restart_ = tasks;
   failure_class_ = exception_class;
   failure_message_ = message;
@@ -314,12 +312,8 @@ void Recorder::global_failure(SimTime t, const std::string& exception_class,
 }
 
 void Recorder::restart_suppressed(SimTime, const std::string& strategy) {
-  --result_.failovers;  // the failure fails the job instead of failing it over
   suppressed_by_ = strategy;
 }
 
-void Recorder::records_replayed(SimTime, int, std::int64_t records) {
-  result_.replayed_records += records;
-}
 
 }  // namespace ckptsim::run

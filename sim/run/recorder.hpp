@@ -44,7 +44,6 @@ class Recorder final : public model::Observer {
   void global_failure(SimTime, const std::string& exception_class, const std::string& message,
                       int tasks) override;
   void restart_suppressed(SimTime, const std::string& strategy) override;
-  void records_replayed(SimTime, int vertex, std::int64_t records) override;
 
  private:
   void log(SimTime t, LogLevel level, const char* logger, std::string message,

@@ -25,6 +25,9 @@ RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
   result.end_time = sim.now();
   result.final_status = job.status();
   result.final_task_states = job.tasks().states();
+  // Counters the JobMaster keeps across submissions.
+  result.failovers = job.failovers();
+  result.restarts = job.restarts();
   result.replayed_records = job.replayed_records();
   result.events_executed = sim.executed();
   return result;

@@ -10,6 +10,7 @@
 #include "sim/run/run.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/support/files.hpp"
 
 using namespace ckptsim;
 
@@ -32,13 +33,6 @@ const run::LogRecord* find_log(const run::RunResult& r, const std::string& needl
     }
   }
   return nullptr;
-}
-
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -143,7 +137,7 @@ TEST_CASE("same scenario and seed write byte-identical output directories", "[e2
     const auto rel = std::filesystem::relative(entry.path(), base / "a");
     INFO(rel.string());
     REQUIRE(std::filesystem::exists(base / "b" / rel));
-    CHECK(read(entry.path()) == read(base / "b" / rel));
+    CHECK(tests::read_file(entry.path()) == tests::read_file(base / "b" / rel));
     ++files;
   }
   CHECK(files > 5);
@@ -194,4 +188,162 @@ timeline:
   REQUIRE(r.latest_restored.has_value());
   CHECK(r.latest_restored->is_savepoint);
   CHECK(r.final_status == model::JobStatus::running);
+}
+
+namespace {
+
+run::RunResult run_text(const std::string& yaml, std::vector<std::string> sets = {}) {
+  const auto loaded = scenario::load_string(yaml, "inline.yaml", sets);
+  INFO(scenario::format_diagnostics(loaded.diagnostics));
+  REQUIRE(loaded.ok());
+  return run::run(*loaded.scenario);
+}
+
+bool reached(const run::RunResult& r, model::JobStatus status) {
+  for (const auto& s : r.job_status_changes)
+    if (s.to == status) return true;
+  return false;
+}
+
+// Two sources rebalance into one sink; source subtask 1 stalls, so the barrier of the next
+// checkpoint never arrives on its channels.
+constexpr const char* kTwoSources = R"(
+name: alignment
+seed: 11
+duration: 6 min
+flink:
+  execution.checkpointing.interval: 1 min
+  execution.checkpointing.timeout: 10 min
+job:
+  vertices:
+    - { name: Source, parallelism: 2, rate: 2000 records/s }
+    - { name: Sink, input: { from: Source, ship: rebalance }, cost: 10 us/record }
+timeline:
+  - { at: 90 s, do: stall, vertex: Source, subtask: 1 }
+)";
+
+
+}  // namespace
+
+TEST_CASE("aligned exactly-once blocks the channels whose barrier arrived; at-least-once does "
+          "not (SingleCheckpointBarrierHandler vs CheckpointBarrierTracker)",
+          "[e2e][conformance]") {
+  // A task failure at 5 min makes the job replay everything its healthy source emitted since
+  // the last completed checkpoint: with aligned checkpoints that source was back-pressured by
+  // its blocked channel, with at-least-once it kept emitting.
+  const std::string yaml = std::string(kTwoSources) + "  - { at: 5 min, do: fail-task, vertex: Sink }\n";
+  const run::RunResult aligned = run_text(yaml);
+  const run::RunResult at_least_once =
+      run_text(yaml, {"execution.checkpointing.mode=AT_LEAST_ONCE"});
+  REQUIRE(aligned.failovers == 1);
+  REQUIRE(at_least_once.failovers == 1);
+  // The healthy source emits 2000 records/s. Without blocking it emits all the way from the last
+  // completed checkpoint to the failure; blocked, it stops ~12 buffers after its barrier.
+  INFO("aligned " << aligned.replayed_records << ", at-least-once "
+                  << at_least_once.replayed_records);
+  CHECK(at_least_once.replayed_records > 2 * aligned.replayed_records);
+}
+
+TEST_CASE("restart-strategy none: a checkpoint expiry fails the job (Recovery is suppressed)",
+          "[e2e]") {
+  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml",
+                                    {"restart-strategy.type=none", "duration=30 min"});
+  CHECK(r.final_status == model::JobStatus::failed);
+  CHECK(reached(r, model::JobStatus::failing));
+  CHECK(r.failovers == 0);
+  CHECK(r.restarts == 0);
+  const run::LogRecord* failing = find_log(r, "switched from state RUNNING to FAILING.");
+  REQUIRE(failing != nullptr);
+  REQUIRE(!failing->throwable.empty());
+  CHECK(failing->throwable[0] ==
+        "org.apache.flink.runtime.JobException: Recovery is suppressed by "
+        "NoRestartBackoffTimeStrategy");
+  CHECK(find_log(r, "Stopping checkpoint coordinator for job " + r.job_id + "."));
+}
+
+TEST_CASE("fixed-delay attempts run out: the job fails after the last restart", "[e2e]") {
+  const run::RunResult r = run_file(
+      "scenarios/examples/stalled-sink.yaml",
+      {"restart-strategy.type=fixed-delay", "restart-strategy.fixed-delay.attempts=1",
+       "duration=45 min"});
+  CHECK(r.restarts == 1);
+  CHECK(r.final_status == model::JobStatus::failed);
+}
+
+TEST_CASE("cancel: the job reaches CANCELED and the coordinator stops", "[e2e]") {
+  const run::RunResult r = run_text(R"(
+name: cancelled
+duration: 20 min
+flink: { execution.checkpointing.interval: 1 min }
+job:
+  vertices:
+    - { name: Source, parallelism: 2, rate: 1000 records/s }
+    - { name: Sink, input: Source, parallelism: 2, cost: 10 us/record }
+timeline:
+  - { at: 5 min, do: cancel }
+)");
+  CHECK(r.final_status == model::JobStatus::canceled);
+  CHECK(reached(r, model::JobStatus::cancelling));
+  for (model::ExecutionState s : r.final_task_states) CHECK(s == model::ExecutionState::canceled);
+  CHECK(find_log(r, "Stopping checkpoint coordinator for job " + r.job_id + "."));
+}
+
+TEST_CASE("a stop-with-savepoint that fails leaves the job running and restarts checkpointing "
+          "(StopWithSavepointTerminationHandlerImpl)",
+          "[e2e]") {
+  const run::RunResult r = run_text(R"(
+name: stop-fails
+seed: 2
+duration: 20 min
+flink:
+  execution.checkpointing.interval: 1 min
+  execution.checkpointing.timeout: 2 min
+job:
+  vertices:
+    - { name: Source, rate: 1000 records/s }
+    - { name: Sink, input: Source, cost: 10 us/record }
+timeline:
+  - { at: 5 min, do: stall, vertex: Sink, for: 4 min }
+  - { at: 330 s, do: stop-with-savepoint }
+)");
+  const run::CheckpointRecord* savepoint = nullptr;
+  for (const auto& c : r.checkpoints)
+    if (c.type == model::SnapshotType::sync_savepoint) savepoint = &c;
+  REQUIRE(savepoint != nullptr);
+  CHECK(savepoint->status == run::CheckpointStatus::failed);
+  CHECK(savepoint->failure_reason == model::CheckpointFailureReason::checkpoint_expired);
+  // Savepoint failures are not counted: no failover, the job keeps running and periodic
+  // checkpoints complete again once the sink recovers.
+  CHECK(r.failovers == 0);
+  CHECK_FALSE(reached(r, model::JobStatus::finished));
+  CHECK(r.final_status == model::JobStatus::running);
+  CHECK(r.checkpoints.back().id > savepoint->id);
+  CHECK(r.checkpoints.back().status == run::CheckpointStatus::completed);
+}
+
+TEST_CASE("a hanging operator coordinator keeps every later checkpoint from triggering tasks",
+          "[e2e]") {
+  const run::RunResult r = run_text(R"(
+name: coordinator-hangs
+seed: 4
+duration: 30 min
+flink:
+  execution.checkpointing.interval: 1 min
+  execution.checkpointing.timeout: 3 min
+  execution.checkpointing.tolerable-failed-checkpoints: 100
+jobmanager:
+  coordinators:
+    - { name: split enumerator, checkpoint-duration: 50 ms, hangs-at: 10 min }
+job:
+  vertices:
+    - { name: Source, rate: 1000 records/s }
+    - { name: Sink, input: Source, cost: 10 us/record }
+)");
+  // The checkpoint whose coordinator call hangs expires without any task acknowledging; the
+  // trigger pipeline stays busy (isTriggering), so no checkpoint is triggered after it.
+  const run::CheckpointRecord& last = r.checkpoints.back();
+  CHECK(last.trigger_time >= core::minutes(10));
+  CHECK(last.failure_reason == model::CheckpointFailureReason::checkpoint_expired);
+  CHECK(last.num_acknowledged == 0);
+  CHECK(r.checkpoints.size() <= 11);
 }

@@ -11,6 +11,7 @@
 #include "sim/run/writers/flink_stats.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "tests/run/sample_run.hpp"
+#include "tests/support/files.hpp"
 
 namespace {
 
@@ -21,13 +22,6 @@ std::vector<std::string> keys_of(const ordered_json& object) {
   std::vector<std::string> keys;
   for (auto it = object.begin(); it != object.end(); ++it) keys.push_back(it.key());
   return keys;
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -361,8 +355,8 @@ TEST_CASE("write_outputs writes the log, the summary and the rest tree") {
   std::string error;
   REQUIRE(run::write_outputs(r, dir, &error));
   CHECK(error.empty());
-  CHECK(read_file(dir / "jobmanager.log") == run::format_flink_log(r));
-  const std::string summary = read_file(dir / "summary.json");
+  CHECK(tests::read_file(dir / "jobmanager.log") == run::format_flink_log(r));
+  const std::string summary = tests::read_file(dir / "summary.json");
   CHECK(summary == run::summary_json(r).dump(2) + "\n");
   CHECK(summary.rfind("{\n  \"scenario\": \"writers-sample\",\n", 0) == 0);
   const auto job = dir / "rest" / "jobs" / tests::kSampleJobId;
@@ -378,7 +372,7 @@ TEST_CASE("write_outputs writes the log, the summary and the rest tree") {
     CHECK(std::filesystem::exists(details / std::to_string(id) / "subtasks" /
                                   (std::string(tests::kSinkId) + ".json")));
   }
-  const std::string checkpoints = read_file(job / "checkpoints.json");
+  const std::string checkpoints = tests::read_file(job / "checkpoints.json");
   REQUIRE(!checkpoints.empty());
   CHECK(checkpoints.back() == '\n');
   CHECK(ordered_json::parse(checkpoints) == run::rest_checkpoints(r));
@@ -387,7 +381,7 @@ TEST_CASE("write_outputs writes the log, the summary and the rest tree") {
   const auto again = std::filesystem::temp_directory_path() / "ckptsim-writers-test-again";
   std::filesystem::remove_all(again);
   REQUIRE(run::write_outputs(r, again, &error));
-  CHECK(read_file(again / "rest" / "jobs" / tests::kSampleJobId / "checkpoints.json") ==
+  CHECK(tests::read_file(again / "rest" / "jobs" / tests::kSampleJobId / "checkpoints.json") ==
         checkpoints);
   std::filesystem::remove_all(again);
   std::filesystem::remove_all(dir);

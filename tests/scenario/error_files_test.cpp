@@ -12,17 +12,11 @@
 #include <catch2/catch.hpp>
 
 #include "sim/scenario/scenario.hpp"
+#include "tests/support/files.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 std::vector<std::string> overrides_of(const std::string& text) {
   std::vector<std::string> overrides;
@@ -62,7 +56,7 @@ TEST_CASE("every bad scenario in tests/errors produces exactly its expected diag
   for (const fs::path& path : cases) {
     const std::string relative = path.generic_string();
     const ckptsim::scenario::LoadResult result =
-        ckptsim::scenario::load_file(relative, overrides_of(read_all(path)));
+        ckptsim::scenario::load_file(relative, overrides_of(ckptsim::tests::read_file(path)));
     const std::string actual = ckptsim::scenario::format_diagnostics(result.diagnostics);
     fs::path expected_path = path;
     expected_path.replace_extension(".expected");
@@ -74,6 +68,6 @@ TEST_CASE("every bad scenario in tests/errors produces exactly its expected diag
     CHECK_FALSE(result.ok());
     CHECK_FALSE(result.diagnostics.empty());
     REQUIRE(fs::exists(expected_path));
-    CHECK(actual == read_all(expected_path));
+    CHECK(actual == ckptsim::tests::read_file(expected_path));
   }
 }
