@@ -36,6 +36,35 @@ const char* kind_name(const run::CheckpointRecord& c) {
   return "?";
 }
 
+// Word-wraps `text` to `width` columns; the first line starts after `first_indent` spaces,
+// continuation lines after `indent`.
+std::string wrap(const std::string& text, std::size_t first_indent, std::size_t indent,
+                 std::size_t width) {
+  std::string out(first_indent, ' ');
+  std::size_t column = first_indent;
+  bool line_start = true;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::size_t length = end - pos;
+    if (!line_start && column + 1 + length > width) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out += ' ';
+      ++column;
+    }
+    out.append(text, pos, length);
+    column += length;
+    line_start = false;
+    pos = end + 1;
+  }
+  return out;
+}
+
 struct Row {
   core::SimTime time;
   int order;  // job events before checkpoint rows at the same instant
@@ -67,11 +96,16 @@ std::string format_story(const run::RunResult& r) {
           c.end_time >= 0 ? human_duration(c.end_time - c.trigger_time) : "-";
       std::string reason;
       if (c.failure_reason) reason = model::name(*c.failure_reason);
-      rows.push_back({c.trigger_time, 1,
-                      fmt::format("{}  {:>5}  {:<15} {:<11} {:>14} {:>7}  {}", clock(c.trigger_time),
-                                  c.id, kind_name(c), status_name(c), duration,
-                                  fmt::format("{}/{}", c.num_acknowledged, c.num_subtasks),
-                                  reason)});
+      std::string text =
+          fmt::format("{}  {:>5}  {:<15} {:<11} {:>14} {:>7}  {}", clock(c.trigger_time), c.id,
+                      kind_name(c), status_name(c), duration,
+                      fmt::format("{}/{}", c.num_acknowledged, c.num_subtasks), reason);
+      // Why it waited (issue: explain each failed checkpoint), one indented line per subtask.
+      for (const run::WaitRecord& w : c.waits) {
+        if (w.kind == "acknowledged") continue;
+        text += "\n" + wrap("- " + run::describe_wait(r, w), 21, 23, 100);
+      }
+      rows.push_back({c.trigger_time, 1, std::move(text)});
     }
   };
   add_checkpoints(r.earlier_checkpoints);
@@ -88,6 +122,8 @@ std::string format_story(const run::RunResult& r) {
   out += fmt::format("{:<12}  {:>5}  {:<15} {:<11} {:>14} {:>7}  {}\n", "time", "id", "what",
                      "status", "duration", "acked", "failure reason");
   for (Row& row : rows) {
+    std::size_t blank;
+    while ((blank = row.text.find(" \n")) != std::string::npos) row.text.erase(blank, 1);
     while (!row.text.empty() && row.text.back() == ' ') row.text.pop_back();
     out += row.text + "\n";
   }

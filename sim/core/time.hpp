@@ -18,6 +18,7 @@ inline constexpr Duration kHour = 60 * kMinute;
 // "Never": far enough that adding any realistic duration cannot overflow.
 inline constexpr SimTime kNever = std::numeric_limits<SimTime>::max() / 4;
 
+constexpr Duration microseconds(std::int64_t us) { return us * kMicrosecond; }
 constexpr Duration milliseconds(std::int64_t ms) { return ms * kMillisecond; }
 constexpr Duration seconds(std::int64_t s) { return s * kSecond; }
 constexpr Duration minutes(std::int64_t m) { return m * kMinute; }

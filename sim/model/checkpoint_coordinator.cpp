@@ -713,6 +713,11 @@ void CheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t arg) {
       // CheckpointCanceller.run
       auto it = pending_.find(static_cast<std::int64_t>(arg));
       if (it != pending_.end() && !it->second->disposed) {
+        std::vector<TaskRef> late;
+        const PendingCheckpoint& pc = *it->second;
+        for (std::size_t i = 0; i < pc.tasks.size(); ++i)
+          if (!pc.acked[i]) late.push_back(pc.tasks[i]);
+        gateway_.checkpoint_expiring(it->first, late);
         observer_.checkpoint_expired(sim_.now(), it->first);
         abort_pending_checkpoint(*it->second,
                                  CheckpointException{CheckpointFailureReason::checkpoint_expired});

@@ -47,6 +47,8 @@ class CheckpointCoordinatorGateway {
   // The future of a trigger request completed (normally or exceptionally). Called from inside
   // the coordinator: an implementation must not call back into it synchronously.
   virtual void request_finished(std::uint64_t /*request_id*/, const RequestOutcome&) {}
+  // The CheckpointCanceller is about to expire a checkpoint these tasks never acknowledged.
+  virtual void checkpoint_expiring(std::int64_t /*id*/, const std::vector<TaskRef>& /*late*/) {}
 };
 
 struct CompletedCheckpoint {

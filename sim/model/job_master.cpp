@@ -118,6 +118,10 @@ void JobMaster::notify_checkpoint_aborted(std::int64_t id, std::int64_t, SimTime
   tasks_.notify_checkpoint_aborted(id);
 }
 
+void JobMaster::checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>& late) {
+  for (const TaskRef& t : late) observer_.checkpoint_wait(sim_.now(), id, t, tasks_.wait_state(t, id));
+}
+
 void JobMaster::acknowledge_checkpoint(std::int64_t id, TaskRef task, const SubtaskAck& metrics,
                                        const TaskSnapshot& state) {
   if (coordinator_) coordinator_->receive_acknowledge(id, task, metrics, state);

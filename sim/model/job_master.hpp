@@ -44,6 +44,7 @@ class JobMaster final : public core::EventHandler,
   void notify_checkpoint_complete(std::int64_t id, SimTime timestamp) override;
   void notify_checkpoint_aborted(std::int64_t id, std::int64_t latest, SimTime) override;
   void request_finished(std::uint64_t request_id, const RequestOutcome& outcome) override;
+  void checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>& late) override;
   // CheckpointFailureManager::Callbacks
   void fail_job(const std::string& message) override;
   void fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) override;

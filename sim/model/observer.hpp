@@ -43,6 +43,28 @@ struct RestoreInfo {
   std::string external_path;
 };
 
+// Why a subtask has not acknowledged a checkpoint yet (for the diagnosis; plain numbers).
+struct WaitState {
+  enum class Kind {
+    not_running,          // the task is not RUNNING
+    blocked_in_user_call, // stalled: the thread is inside a call that does not return
+    trigger_not_run,      // a source's trigger mail waits for the thread
+    barrier_behind_data,  // a barrier queued behind data on an input channel
+    barrier_not_sent,     // an upstream has not emitted the barrier yet
+    aligning,             // some channels delivered the barrier, others not
+    async_upload,         // snapshot taken, upload/acknowledgement in flight
+    acknowledged,
+  } kind = Kind::not_running;
+  bool has_upstream = false;
+  TaskRef upstream;                 // the producer of the channel concerned
+  std::int64_t bytes_ahead = 0;     // data bytes queued ahead of the barrier on that channel
+  double drain_bytes_per_second = 0;
+  int channels_aligned = 0;         // aligning: channels that delivered the barrier
+  int channels_total = 0;
+  SimTime since = 0;                // when the current state began (stall start, alignment start)
+  bool back_pressured = false;      // the subtask's own output is full: it drains nothing
+};
+
 class Observer {
  public:
   virtual ~Observer() = default;
@@ -63,6 +85,8 @@ class Observer {
                                     Duration /*duration*/, Duration /*finalization*/,
                                     const std::string& /*external_path*/) {}
   virtual void checkpoint_expired(SimTime, std::int64_t /*id*/) {}
+  // At expiry, for every subtask that had not acknowledged: what it was waiting for.
+  virtual void checkpoint_wait(SimTime, std::int64_t /*id*/, TaskRef, const WaitState&) {}
   virtual void checkpoint_declined(SimTime, std::int64_t /*id*/, TaskRef,
                                    const CheckpointException&) {}
   // A pending checkpoint was aborted (its stats entry becomes FAILED).

@@ -1,5 +1,9 @@
-// First-version task runtime. Each subtask is one thread: it processes one item at a time, runs
-// mails (checkpoint triggers) between items, and blocks when an output channel is full.
+// The task and network model. One Subtask is one task thread; progress() is its mailbox loop:
+// mails (checkpoint triggers) first, then the default action, which processes one input buffer
+// when its output is available (soft back-pressure otherwise, R9). Channels move buffers from a
+// result subpartition to an input channel only with credit (events need none, R8); an aligned
+// barrier blocks its subpartition once handed out (R1) until the consumer resumes consumption
+// after its sync snapshot (R2).
 #include "sim/model/task_runtime.hpp"
 
 #include <algorithm>
@@ -11,10 +15,6 @@ namespace ckptsim::model {
 TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observer& observer,
                          TaskRuntimeListener& listener)
     : sim_(sim), scenario_(scenario), observer_(observer), listener_(listener) {
-  const FlinkConfig& f = scenario.flink;
-  // First version: a channel holds what its upstream subpartition (max-buffers-per-channel) and
-  // its downstream exclusive buffers (buffers-per-channel) can hold.
-  channel_capacity_ = std::max(1, f.max_buffers_per_channel + f.buffers_per_channel);
   const auto& vertices = scenario.job.vertices;
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     vertex_first_.push_back(static_cast<int>(subtasks_.size()));
@@ -23,12 +23,13 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
       Subtask s;
       s.vertex = static_cast<int>(v);
       s.index = i;
+      s.taskmanager = taskmanager_of(static_cast<int>(v), i);
       subtasks_.push_back(s);
     }
   }
   stalls_.resize(vertices.size());
   sync_phases_.resize(subtasks_.size());
-  // Channels: forward connects i -> i; every other ship strategy connects all to all.
+  // Forward connects i -> i; rescale connects pointwise groups; the others all to all.
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     if (!vertices[v].input) continue;
     int u = -1;
@@ -38,27 +39,57 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
     const auto uu = static_cast<std::size_t>(u);
     const int pu = vertices[uu].parallelism;
     const int pv = vertices[v].parallelism;
+    const ShipStrategy ship = vertices[v].ship;
     for (int i = 0; i < pu; ++i) {
-      Subtask& producer = subtasks_[static_cast<std::size_t>(vertex_first_[uu] + i)];
       OutputGroup group;
-      group.ship = vertices[v].ship;
+      group.ship = ship;
+      group.next = static_cast<std::size_t>(i);
       for (int j = 0; j < pv; ++j) {
-        if (vertices[v].ship == ShipStrategy::forward && i != j) continue;
+        if (ship == ShipStrategy::forward && i != j) continue;
+        // RescalePartitioner / POINTWISE: each upstream feeds a contiguous range downstream.
+        if (ship == ShipStrategy::rescale &&
+            (pu >= pv ? j != i * pv / pu : (j * pu / pv) != i))
+          continue;
         Channel c;
         c.producer = vertex_first_[uu] + i;
         c.consumer = vertex_first_[v] + j;
+        c.local = sub(c.producer).taskmanager == sub(c.consumer).taskmanager;
+        c.input_index = static_cast<int>(sub(c.consumer).inputs.size());
         const int id = static_cast<int>(channels_.size());
         channels_.push_back(c);
         group.channels.push_back(id);
-        subtasks_[static_cast<std::size_t>(c.consumer)].inputs.push_back(id);
+        sub(c.consumer).inputs.push_back(id);
       }
-      producer.outputs.push_back(group);
+      sub(vertex_first_[uu] + i).outputs.push_back(group);
     }
   }
+  for (Subtask& s : subtasks_) {
+    std::size_t n = 0;
+    for (const OutputGroup& g : s.outputs) n += g.channels.size();
+    // NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition: max n*2+8.
+    s.pool_size = static_cast<int>(n * 2 + 8);
+  }
+  clear_network();
+}
+
+int TaskRuntime::taskmanager_of(int vertex, int subtask) const {
+  (void)vertex;  // default slot sharing: one slot holds subtask i of every vertex
+  int max_parallelism = 1;
+  for (const VertexSpec& v : scenario_.job.vertices) max_parallelism = std::max(max_parallelism, v.parallelism);
+  const int tms = std::max(1, scenario_.cluster.taskmanagers);
+  const int slots = scenario_.cluster.slots_per_taskmanager > 0
+                        ? scenario_.cluster.slots_per_taskmanager
+                        : (max_parallelism + tms - 1) / tms;
+  return (subtask / std::max(1, slots)) % tms;
 }
 
 std::uint64_t TaskRuntime::arg(int subtask) const {
   return (static_cast<std::uint64_t>(generation_) << 32) | static_cast<std::uint32_t>(subtask);
+}
+
+TaskRef TaskRuntime::task_ref(int id) const {
+  const Subtask& s = sub(id);
+  return {s.vertex, s.index, s.attempt};
 }
 
 std::vector<TaskRef> TaskRuntime::all_tasks() const {
@@ -74,8 +105,7 @@ std::string TaskRuntime::task_name(TaskRef t) const {
 }
 
 ExecutionState TaskRuntime::state(int vertex, int subtask) const {
-  return subtasks_[static_cast<std::size_t>(vertex_first_[static_cast<std::size_t>(vertex)] + subtask)]
-      .state;
+  return sub(vertex_first_[static_cast<std::size_t>(vertex)] + subtask).state;
 }
 
 std::vector<ExecutionState> TaskRuntime::states() const {
@@ -101,9 +131,38 @@ std::int64_t TaskRuntime::total_source_position() const {
   return total;
 }
 
-std::int64_t TaskRuntime::records_per_buffer(int vertex) const {
-  const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(vertex)];
-  return std::max<std::int64_t>(1, scenario_.flink.segment_size / std::max<std::int64_t>(1, v.record_size));
+std::int64_t TaskRuntime::records_received_by_sinks() const {
+  std::int64_t total = 0;
+  for (const Subtask& s : subtasks_)
+    if (s.outputs.empty() && !is_source(s)) total += s.records_in;
+  return total;
+}
+
+std::int64_t TaskRuntime::records_in_flight() const {
+  std::int64_t total = 0;
+  for (const Channel& c : channels_) {
+    total += c.open_records;
+    for (const Buffer& b : c.subpartition) total += b.records;
+    for (const Buffer& b : c.received) total += b.records;
+  }
+  return total;  // a buffer being processed already counts as received
+}
+
+std::optional<TaskRuntime::ChannelStats> TaskRuntime::channel_stats(TaskRef from,
+                                                                    TaskRef to) const {
+  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
+  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
+  for (int c : sub(q).inputs) {
+    const Channel& ch = chan(c);
+    if (ch.producer != p) continue;
+    return ChannelStats{ch.backlog, static_cast<int>(ch.received.size()), ch.credits,
+                        ch.floating, ch.blocked, ch.local};
+  }
+  return std::nullopt;
+}
+
+bool TaskRuntime::back_pressured(TaskRef t) const {
+  return sub(vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask).waiting_output;
 }
 
 bool TaskRuntime::stalled(const Subtask& s) const {
@@ -123,43 +182,56 @@ void TaskRuntime::set_state(Subtask& s, ExecutionState to) {
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
 
-void TaskRuntime::clear_channels() {
+void TaskRuntime::clear_network() {
+  const FlinkConfig& f = scenario_.flink;
   for (Channel& c : channels_) {
-    c.queue.clear();
-    c.data_items = 0;
+    c.subpartition.clear();
+    c.received.clear();
+    c.backlog = 0;
+    c.received_bytes = 0;
+    c.open_bytes = c.open_records = 0;
+    // Remote channels start with their exclusive buffers as credit; a local channel reads the
+    // producer's subpartition directly (modelled as one buffer of credit, no floating buffers).
+    c.credits = c.local ? 1 : std::max(0, f.buffers_per_channel);
+    c.floating = 0;
     c.blocked = false;
+    c.drained_bytes = 0;
+  }
+  for (Subtask& s : subtasks_) {
+    s.partition_buffers = 0;
+    s.floating_free = s.inputs.empty() ? 0 : std::max(0, f.floating_buffers_per_gate);
   }
 }
 
 void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
   ++generation_;
-  clear_channels();  // in-flight data is lost with the old attempts
+  clear_network();  // in-flight data is lost with the old attempts
   running_ = 0;
   const ClusterSpec& cluster = scenario_.cluster;
   for (std::size_t id = 0; id < subtasks_.size(); ++id) {
     Subtask& s = subtasks_[id];
-    const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
-    const Subtask fresh_layout = s;
-    s = Subtask{};
-    s.vertex = fresh_layout.vertex;
-    s.index = fresh_layout.index;
-    s.inputs = fresh_layout.inputs;
-    s.outputs = fresh_layout.outputs;
-    for (OutputGroup& g : s.outputs) g.next = static_cast<std::size_t>(s.index);
-    s.attempt = fresh_layout.attempt + 1;
-    s.state = fresh_layout.state;
-    s.state_size = v.state_size;
+    Subtask fresh;
+    fresh.vertex = s.vertex;
+    fresh.index = s.index;
+    fresh.taskmanager = s.taskmanager;
+    fresh.inputs = s.inputs;
+    fresh.outputs = s.outputs;
+    fresh.pool_size = s.pool_size;
+    fresh.floating_free = s.floating_free;
+    fresh.attempt = s.attempt + 1;
+    fresh.state = ExecutionState::created;
+    fresh.barrier_seen.assign(s.inputs.size(), false);
+    for (std::size_t g = 0; g < fresh.outputs.size(); ++g) fresh.outputs[g].next = static_cast<std::size_t>(s.index);
+    fresh.state_size = vertex(s).state_size;
     if (restored) {
       auto it = restored->task_states.find({s.vertex, s.index});
       if (it != restored->task_states.end()) {
-        s.position = it->second.source_position;
-        s.state_size = it->second.state_size;
+        fresh.position = it->second.source_position;
+        fresh.state_size = it->second.state_size;
       }
     }
-    s.state = ExecutionState::created;
-    observer_.task_state_changed(sim_.now(), {s.vertex, s.index, s.attempt},
-                                 ExecutionState::created, ExecutionState::scheduled);
-    s.state = ExecutionState::scheduled;
+    s = fresh;
+    set_state(s, ExecutionState::scheduled);
     set_state(s, ExecutionState::deploying);
     const auto state_arg = [&](ExecutionState to) {
       return arg(static_cast<int>(id)) | (static_cast<std::uint64_t>(to) << 24);
@@ -168,10 +240,10 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
                      state_arg(ExecutionState::initializing));
     // Restore reads the state back from checkpoint storage.
     const double bandwidth = std::max(1.0, cluster.checkpoint_storage.bandwidth_bytes_per_second);
-    const Duration restore = restored ? cluster.checkpoint_storage.latency +
-                                            static_cast<Duration>(static_cast<double>(s.state_size) /
-                                                                  bandwidth * 1e9)
-                                      : 0;
+    const Duration restore =
+        restored ? cluster.checkpoint_storage.latency +
+                       static_cast<Duration>(static_cast<double>(s.state_size) / bandwidth * 1e9)
+                 : 0;
     sim_.schedule_in(cluster.deploy_time + restore, this, kStateTransition,
                      state_arg(ExecutionState::running));
   }
@@ -179,17 +251,13 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
 
 void TaskRuntime::cancel() {
   ++generation_;
-  clear_channels();  // in-flight data is lost with the old attempts
+  clear_network();
   running_ = 0;
   bool any = false;
   for (std::size_t id = 0; id < subtasks_.size(); ++id) {
     Subtask& s = subtasks_[id];
-    s.busy = false;
-    s.blocked_output.reset();
-    s.waiting_output = false;
+    s.busy = s.waiting_output = s.emission_scheduled = s.wake_scheduled = s.flush_scheduled = false;
     s.pending_triggers.clear();
-    s.emission_scheduled = false;
-    s.wake_scheduled = false;
     if (s.state == ExecutionState::canceled || s.state == ExecutionState::finished ||
         s.state == ExecutionState::failed || s.state == ExecutionState::created)
       continue;
@@ -212,15 +280,15 @@ void TaskRuntime::finish() {
   listener_.all_tasks_terminal();
 }
 
-void TaskRuntime::add_stall(int vertex, std::optional<int> subtask, SimTime from,
+void TaskRuntime::add_stall(int v, std::optional<int> subtask, SimTime from,
                             std::optional<Duration> length) {
   Stall st;
   st.from = from;
   st.until = length ? from + *length : core::kNever;
   st.subtask = subtask;
-  stalls_[static_cast<std::size_t>(vertex)].push_back(st);
+  stalls_[static_cast<std::size_t>(v)].push_back(st);
   if (st.until < core::kNever)
-    sim_.schedule_at(st.until, this, kStallEnds, static_cast<std::uint64_t>(vertex));
+    sim_.schedule_at(st.until, this, kStallEnds, static_cast<std::uint64_t>(v));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,16 +296,18 @@ void TaskRuntime::add_stall(int vertex, std::optional<int> subtask, SimTime from
 
 void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
                                      const CheckpointProperties& props) {
-  Item barrier;
-  barrier.barrier = true;
+  Buffer barrier;
+  barrier.kind = Buffer::Kind::barrier;
   barrier.checkpoint_id = id;
-  barrier.checkpoint_timestamp = timestamp;
+  barrier.timestamp = timestamp;
   barrier.savepoint = props.is_savepoint();
+  // CheckpointOptions.forConfig: savepoints are always aligned; at-least-once never blocks.
+  barrier.aligned = props.is_savepoint() ||
+                    scenario_.flink.checkpointing.mode == CheckpointingMode::exactly_once;
+  barrier.last_from_source = props.synchronous;
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     if (!is_source(subtasks_[i])) continue;
     trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
-    // A stop-with-savepoint barrier is the last thing a source emits.
-    trigger_rpcs_.back().barrier.last_from_source = props.synchronous;
     sim_.schedule_in(scenario_.cluster.rpc_latency, this, kTriggerArrives,
                      trigger_rpcs_.size() - 1);
   }
@@ -251,8 +321,6 @@ void TaskRuntime::notify_checkpoint_complete(std::int64_t id) {
 }
 
 void TaskRuntime::notify_checkpoint_aborted(std::int64_t id) {
-  // Expiry or abort at the JobManager does not unblock aligned inputs (R: only barriers,
-  // cancel markers or a newer barrier do); the task only learns the checkpoint is gone.
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     notify_rpcs_.push_back({static_cast<int>(i), generation_, id, false});
     sim_.schedule_in(scenario_.cluster.rpc_latency, this, kNotifyArrives, notify_rpcs_.size() - 1);
@@ -260,116 +328,237 @@ void TaskRuntime::notify_checkpoint_aborted(std::int64_t id) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Network
+
+bool TaskRuntime::output_available(const Subtask& s) const {
+  // LocalBufferPool availability: a free buffer in the pool and no subpartition holding
+  // max-buffers-per-channel buffers (RecordWriter.isAvailable).
+  if (s.outputs.empty()) return true;
+  if (s.partition_buffers >= s.pool_size) return false;
+  for (const OutputGroup& g : s.outputs)
+    for (int c : g.channels)
+      if (chan(c).backlog >= scenario_.flink.max_buffers_per_channel) return false;
+  return true;
+}
+
+void TaskRuntime::write_records(Subtask& s, std::int64_t records) {
+  if (records <= 0) return;
+  const std::int64_t record_size = std::max<std::int64_t>(1, vertex(s).record_size);
+  for (OutputGroup& g : s.outputs) {
+    const auto n = static_cast<std::int64_t>(g.channels.size());
+    switch (g.ship) {
+      case ShipStrategy::forward:
+        append_to_builder(g.channels[0], records, record_size);
+        break;
+      case ShipStrategy::broadcast:
+        for (int c : g.channels) append_to_builder(c, records, record_size);
+        break;
+      case ShipStrategy::rebalance:
+      case ShipStrategy::rescale:
+      case ShipStrategy::hash: {
+        // Round robin record by record (RebalancePartitioner); uniform keys spread the same way.
+        const std::int64_t base = records / n;
+        const std::int64_t extra = records % n;
+        for (std::int64_t k = 0; k < n; ++k) {
+          const auto idx = static_cast<std::size_t>((static_cast<std::int64_t>(g.next) + k) % n);
+          const std::int64_t share = base + (k < extra ? 1 : 0);
+          if (share > 0) append_to_builder(g.channels[idx], share, record_size);
+        }
+        g.next = static_cast<std::size_t>((static_cast<std::int64_t>(g.next) + extra) % n);
+        break;
+      }
+    }
+  }
+  if (scenario_.flink.buffer_timeout <= 0) {  // execution.buffer-timeout 0: flush every record
+    for (OutputGroup& g : s.outputs)
+      for (int c : g.channels) finish_builder(c);
+  }
+}
+
+void TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int64_t record_size) {
+  Channel& c = chan(channel);
+  const std::int64_t segment = std::max<std::int64_t>(1, scenario_.flink.segment_size);
+  c.open_records += records;
+  c.open_bytes += records * record_size;
+  while (c.open_bytes >= segment) {  // a full BufferBuilder becomes a finished buffer
+    Buffer b;
+    b.bytes = static_cast<std::int32_t>(segment);
+    b.records = std::max<std::int64_t>(
+        1, std::min(c.open_records,
+                    static_cast<std::int64_t>(std::llround(static_cast<double>(c.open_records) *
+                                                          static_cast<double>(segment) /
+                                                          static_cast<double>(c.open_bytes)))));
+    c.open_bytes -= segment;
+    c.open_records -= b.records;
+    if (c.open_records <= 0) {
+      c.open_records = 0;
+      c.open_bytes = 0;
+    }
+    add_to_subpartition(channel, b);
+  }
+  if (c.open_bytes > 0) schedule_flush(sub(c.producer), c.producer);
+}
+
+void TaskRuntime::finish_builder(int channel) {
+  Channel& c = chan(channel);
+  if (c.open_bytes <= 0) return;
+  Buffer b;
+  b.bytes = static_cast<std::int32_t>(c.open_bytes);
+  b.records = c.open_records;
+  c.open_bytes = c.open_records = 0;
+  add_to_subpartition(channel, b);
+}
+
+void TaskRuntime::schedule_flush(Subtask& s, int id) {
+  if (s.flush_scheduled || scenario_.flink.buffer_timeout <= 0) return;
+  s.flush_scheduled = true;
+  sim_.schedule_in(scenario_.flink.buffer_timeout, this, kFlush, arg(id));
+}
+
+void TaskRuntime::broadcast_event(Subtask& s, const Buffer& event) {
+  // BufferWritingResultPartition.broadcastEvent finishes the open builders first, so the event
+  // queues right behind the data written before it.
+  for (OutputGroup& g : s.outputs)
+    for (int c : g.channels) {
+      finish_builder(c);
+      add_to_subpartition(c, event);
+    }
+}
+
+void TaskRuntime::add_to_subpartition(int channel, const Buffer& b) {
+  Channel& c = chan(channel);
+  c.subpartition.push_back(b);
+  if (b.kind == Buffer::Kind::data) {
+    ++c.backlog;
+    ++sub(c.producer).partition_buffers;
+  }
+  pump(channel);
+}
+
+void TaskRuntime::request_floating(int channel) {
+  // RemoteInputChannel.onSenderBacklog: ask the gate for floating buffers up to the backlog.
+  Channel& c = chan(channel);
+  if (c.local) return;
+  Subtask& consumer = sub(c.consumer);
+  while (c.credits < c.backlog && consumer.floating_free > 0) {
+    --consumer.floating_free;
+    ++c.floating;
+    ++c.credits;
+  }
+}
+
+void TaskRuntime::pump(int channel) {
+  Channel& c = chan(channel);
+  bool moved = false;
+  while (!c.blocked && !c.subpartition.empty()) {
+    Buffer& head = c.subpartition.front();
+    if (head.kind == Buffer::Kind::data) {
+      if (c.credits <= 0) request_floating(channel);
+      if (c.credits <= 0) break;  // data needs credit; an event at the head does not (R8)
+      --c.credits;
+      --c.backlog;
+      --sub(c.producer).partition_buffers;
+      c.received_bytes += head.bytes;
+    }
+    // PipelinedSubpartition.pollBuffer: after handing out an aligned barrier the subpartition
+    // is blocked until the consumer resumes consumption (R1).
+    const bool blocks = head.kind == Buffer::Kind::barrier && head.aligned;
+    c.received.push_back(head);
+    c.subpartition.pop_front();
+    ++buffers_transferred_;
+    moved = true;
+    if (blocks) c.blocked = true;
+  }
+  if (moved) {
+    wake(c.consumer);
+    if (sub(c.producer).waiting_output) wake(c.producer);
+  }
+}
+
+void TaskRuntime::recycle(int channel) {
+  // A consumed buffer returns to its owner: a floating one to the gate when this channel no
+  // longer needs it, an exclusive one as a new credit (AddCredit).
+  Channel& c = chan(channel);
+  Subtask& consumer = sub(c.consumer);
+  if (!c.local && c.floating > 0 && c.backlog <= c.credits) {
+    --c.floating;
+    ++consumer.floating_free;
+    for (int other : consumer.inputs) {
+      Channel& o = chan(other);
+      if (other != channel && !o.local && o.backlog > o.credits && !o.blocked) {
+        pump(other);
+        break;
+      }
+    }
+    return;
+  }
+  ++c.credits;
+  pump(channel);
+}
+
+void TaskRuntime::resume_consumption(int channel) {
+  chan(channel).blocked = false;
+  pump(channel);
+}
+
+void TaskRuntime::unblock_all_inputs(Subtask& s) {
+  for (int c : s.inputs)
+    if (chan(c).blocked) resume_consumption(c);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The task thread
 
 void TaskRuntime::wake(int id) {
-  Subtask& s = subtasks_[static_cast<std::size_t>(id)];
+  Subtask& s = sub(id);
   if (s.wake_scheduled) return;
   s.wake_scheduled = true;
   sim_.schedule_in(0, this, kWake, arg(id));
 }
 
-void TaskRuntime::push(int channel, const Item& item) {
-  Channel& c = channels_[static_cast<std::size_t>(channel)];
-  c.queue.push_back(item);
-  if (!item.barrier) ++c.data_items;
-  wake(c.consumer);
-}
-
-void TaskRuntime::wake_producer(int channel) {
-  const int p = channels_[static_cast<std::size_t>(channel)].producer;
-  const Subtask& s = subtasks_[static_cast<std::size_t>(p)];
-  if (s.blocked_output || s.waiting_output) wake(p);
-}
-
-bool TaskRuntime::output_available(const Subtask& s) const {
-  // RecordWriter.isAvailable: the next record batch would find a buffer in every target.
-  for (const OutputGroup& g : s.outputs) {
-    if (g.ship == ShipStrategy::broadcast) {
-      for (int c : g.channels)
-        if (channels_[static_cast<std::size_t>(c)].data_items >= channel_capacity_) return false;
-    } else if (channels_[static_cast<std::size_t>(g.channels[g.next % g.channels.size()])]
-                   .data_items >= channel_capacity_) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool TaskRuntime::try_emit(Subtask& s, const Item& item) {
-  if (item.barrier) {  // events need no buffer: broadcast into every channel
-    for (OutputGroup& g : s.outputs)
-      for (int c : g.channels) push(c, item);
-    return true;
-  }
-  // A record batch goes to one channel of each downstream edge (all of them for broadcast);
-  // if any target is full, the task is back-pressured and emits nothing.
-  if (!output_available(s)) return false;
-  for (OutputGroup& g : s.outputs) {
-    if (g.ship == ShipStrategy::broadcast) {
-      for (int c : g.channels) push(c, item);
-    } else {
-      push(g.channels[g.next % g.channels.size()], item);
-      if (g.ship != ShipStrategy::forward) ++g.next;
-    }
-  }
-  return true;
-}
-
 void TaskRuntime::schedule_emission(Subtask& s, int id) {
-  const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
+  const VertexSpec& v = vertex(s);
   if (s.emission_scheduled || s.stopped || v.records_per_second <= 0) return;
   s.emission_scheduled = true;
-  const double fill_seconds = static_cast<double>(records_per_buffer(s.vertex)) / v.records_per_second;
-  // A buffer is sent when it is full or when execution.buffer-timeout flushes it.
-  const Duration period = std::max<Duration>(
-      core::kMicrosecond,
-      std::min(static_cast<Duration>(fill_seconds * 1e9), scenario_.flink.buffer_timeout));
-  sim_.schedule_in(period, this, kSourceEmit, arg(id));
+  // Read about one buffer's worth per step, at least every buffer timeout.
+  const double fill_seconds = static_cast<double>(scenario_.flink.segment_size) /
+                              (v.records_per_second * static_cast<double>(std::max<std::int64_t>(1, v.record_size)));
+  Duration period = static_cast<Duration>(fill_seconds * 1e9);
+  if (scenario_.flink.buffer_timeout > 0) period = std::min(period, scenario_.flink.buffer_timeout);
+  sim_.schedule_in(std::max<Duration>(core::kMicrosecond, period), this, kSourceEmit, arg(id));
+  s.busy_since = sim_.now();  // the step's records are read over the period
 }
 
-void TaskRuntime::emit_source_buffer(int id) {
-  Subtask& s = subtasks_[static_cast<std::size_t>(id)];
+void TaskRuntime::emit_source_records(int id) {
+  Subtask& s = sub(id);
   s.emission_scheduled = false;
-  if (s.state != ExecutionState::running || s.busy || stalled(s) || s.stopped)
-    return;  // progress() schedules the next emission once the thread is free again
+  if (s.state != ExecutionState::running || s.busy || stalled(s) || s.stopped) return;
   if (!output_available(s)) {
-    // Back-pressured: a FLIP-27 source reads nothing more until there is room; mails
-    // (checkpoint triggers) still run meanwhile (SourceOperatorStreamTask).
+    // A FLIP-27 source reads nothing while its output is unavailable; its mails (checkpoint
+    // triggers) still run (SourceOperatorStreamTask, R6).
     s.waiting_output = true;
     return;
   }
-  const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
-  const double fill_seconds = static_cast<double>(records_per_buffer(s.vertex)) / v.records_per_second;
-  const double period = std::min(fill_seconds, static_cast<double>(scenario_.flink.buffer_timeout) / 1e9);
-  s.fractional_records += v.records_per_second * period;
+  const VertexSpec& v = vertex(s);
+  const double elapsed = static_cast<double>(sim_.now() - s.busy_since) / 1e9;
+  s.fractional_records += v.records_per_second * elapsed;
   const auto records = static_cast<std::int64_t>(std::floor(s.fractional_records));
   s.fractional_records -= static_cast<double>(records);
-  if (records > 0) {
-    Item item;
-    item.records = records;
-    s.position += records;  // read from the source system and emitted
-    try_emit(s, item);
-  }
+  s.position += records;
+  write_records(s, records);
   schedule_emission(s, id);
 }
 
 void TaskRuntime::progress(int id) {
-  Subtask& s = subtasks_[static_cast<std::size_t>(id)];
+  Subtask& s = sub(id);
   if (s.state != ExecutionState::running || s.busy || stalled(s)) return;
-  // Mails run between records, also while the task is back-pressured (its default action is
-  // suspended, the mailbox is not): a checkpoint trigger at a source.
+  // Mails run between buffers, and while the default action is suspended (back-pressure, no
+  // input): a checkpoint trigger at a source.
   if (!s.pending_triggers.empty()) {
-    const Item barrier = s.pending_triggers.front().second;
+    const Buffer barrier = s.pending_triggers.front();
     s.pending_triggers.pop_front();
-    if (barrier.last_from_source) s.stopped = true;
-    sync_phases_[static_cast<std::size_t>(id)] = SyncPhase{barrier, sim_.now(), 0, 0};
-    perform_checkpoint(id, barrier);
+    checkpoint_state(id, barrier, sim_.now(), 0, 0);
     return;
-  }
-  if (s.blocked_output) {
-    if (!try_emit(s, *s.blocked_output)) return;  // still back-pressured
-    s.blocked_output.reset();
   }
   if (is_source(s)) {
     if (s.waiting_output && !output_available(s)) return;
@@ -377,83 +566,149 @@ void TaskRuntime::progress(int id) {
     schedule_emission(s, id);
     return;
   }
+  // StreamTask.processInput: no input is processed while the output is unavailable (R9).
+  if (!output_available(s)) {
+    s.waiting_output = true;
+    return;
+  }
+  s.waiting_output = false;
   const std::size_t n = s.inputs.size();
   for (std::size_t k = 0; k < n; ++k) {
     const int c = s.inputs[(s.next_input + k) % n];
-    Channel& ch = channels_[static_cast<std::size_t>(c)];
-    if (ch.blocked || ch.queue.empty()) continue;
+    Channel& ch = chan(c);
+    if (ch.received.empty()) continue;
     s.next_input = (s.next_input + k + 1) % n;
-    const Item item = ch.queue.front();
-    ch.queue.pop_front();
-    if (item.barrier) {
-      process_barrier(id, c, item);
-      if (!s.busy) wake(id);
-      return;
+    const Buffer b = ch.received.front();
+    ch.received.pop_front();
+    switch (b.kind) {
+      case Buffer::Kind::data: {
+        ch.received_bytes -= b.bytes;
+        ch.drained_bytes += b.bytes;
+        s.records_in += b.records;
+        if (s.checkpoint_pending) s.processed_bytes += b.bytes;  // processed during alignment
+        recycle(c);
+        s.busy = true;
+        s.processing = b;
+        sim_.schedule_in(b.records * vertex(s).cost_per_record, this, kProcessDone, arg(id));
+        return;
+      }
+      case Buffer::Kind::barrier: process_barrier(id, c, b); break;
+      case Buffer::Kind::cancel_marker: process_cancel_marker(id, b); break;
     }
-    --ch.data_items;
-    wake_producer(c);
-    const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
-    s.busy = true;
-    s.processing = item;
-    if (s.checkpoint_pending) {  // aligning: bytes processed from channels without a barrier yet
-      const auto producer_vertex = static_cast<std::size_t>(
-          subtasks_[static_cast<std::size_t>(ch.producer)].vertex);
-      s.processed_bytes += item.records * scenario_.job.vertices[producer_vertex].record_size;
-    }
-    sim_.schedule_in(item.records * v.cost_per_record, this, kProcessDone, arg(id));
+    if (!s.busy) wake(id);
     return;
   }
 }
 
-void TaskRuntime::process_barrier(int id, int channel, const Item& item) {
-  Subtask& s = subtasks_[static_cast<std::size_t>(id)];
-  const std::int64_t cp = item.checkpoint_id;
-  // SingleCheckpointBarrierHandler.processBarrier: obsolete barriers only resume their channel.
-  if (cp < s.current_checkpoint || (cp == s.current_checkpoint && !s.checkpoint_pending)) return;
-  if (cp > s.current_checkpoint) {
-    if (s.checkpoint_pending) {
-      // checkNewCheckpoint: a newer barrier subsumes the aligning checkpoint.
-      listener_.decline_checkpoint(
-          s.current_checkpoint, {s.vertex, s.index, s.attempt},
-          CheckpointException{CheckpointFailureReason::checkpoint_declined_subsumed});
-      unblock_inputs(s);
+// ---------------------------------------------------------------------------------------------
+// Barrier handling
+
+void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
+  Subtask& s = sub(id);
+  const std::int64_t cp = b.checkpoint_id;
+  const int n = static_cast<int>(s.inputs.size());
+  if (!b.aligned) {
+    // CheckpointBarrierTracker (at-least-once): nothing blocks; the checkpoint triggers when
+    // every channel delivered the barrier, dropping older pending ones (R16).
+    if (cp <= s.last_checkpoint_taken) return;
+    if (cp > s.current_checkpoint) {
+      s.current_checkpoint = cp;
+      s.first_barrier = sim_.now();
     }
+    if (++s.tracker[cp] == n) {
+      s.tracker.erase(s.tracker.begin(), s.tracker.upper_bound(cp));
+      checkpoint_state(id, b, s.first_barrier, sim_.now() - s.first_barrier, 0);
+    } else if (s.tracker.size() > 50) {  // MAX_CHECKPOINTS_TO_TRACK
+      s.tracker.erase(s.tracker.begin());
+    }
+    return;
+  }
+  // SingleCheckpointBarrierHandler.processBarrier: an obsolete barrier only resumes its channel.
+  if (cp < s.current_checkpoint || (cp == s.current_checkpoint && !s.checkpoint_pending)) {
+    resume_consumption(channel);
+    return;
+  }
+  if (cp > s.current_checkpoint) {
+    // checkNewCheckpoint: a newer barrier subsumes the checkpoint being aligned (R3).
+    if (s.checkpoint_pending)
+      abort_alignment(id, s.current_checkpoint,
+                      CheckpointFailureReason::checkpoint_declined_subsumed);
     s.current_checkpoint = cp;
     s.checkpoint_pending = true;
+    s.barrier_seen.assign(static_cast<std::size_t>(n), false);
     s.barriers_received = 0;
-    s.first_barrier = sim_.now();
+    s.first_barrier = sim_.now();  // markAlignmentStart (R17)
     s.processed_bytes = 0;
   }
-  // Aligned exactly-once (and every savepoint) blocks the channel whose barrier was polled;
-  // at-least-once only counts barriers (CheckpointBarrierTracker).
-  const bool aligned = item.savepoint ||
-                       scenario_.flink.checkpointing.mode == CheckpointingMode::exactly_once;
-  if (aligned) channels_[static_cast<std::size_t>(channel)].blocked = true;
-  ++s.barriers_received;
-  if (s.barriers_received == static_cast<int>(s.inputs.size())) {
+  const auto idx = static_cast<std::size_t>(chan(channel).input_index);
+  if (!s.barrier_seen[idx]) {
+    s.barrier_seen[idx] = true;
+    ++s.barriers_received;
+  }
+  if (s.barriers_received == n) {
     s.checkpoint_pending = false;
-    SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
-    phase = SyncPhase{item, s.first_barrier, sim_.now() - s.first_barrier, s.processed_bytes};
-    perform_checkpoint(id, item);
+    checkpoint_state(id, b, s.first_barrier, sim_.now() - s.first_barrier, s.processed_bytes);
   }
 }
 
-void TaskRuntime::perform_checkpoint(int id, const Item& barrier) {
-  // SubtaskCheckpointCoordinatorImpl.checkpointState: the barrier is broadcast before the sync
-  // snapshot; inputs are unblocked after the sync phase returns.
-  Subtask& s = subtasks_[static_cast<std::size_t>(id)];
-  try_emit(s, barrier);
+void TaskRuntime::abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason) {
+  // abortInternal: unblock everything, decline to the JobManager, forward a cancel marker.
+  Subtask& s = sub(id);
+  s.checkpoint_pending = false;
+  s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, checkpoint);
+  unblock_all_inputs(s);
+  listener_.decline_checkpoint(checkpoint, {s.vertex, s.index, s.attempt},
+                               CheckpointException{reason});
+  Buffer marker;
+  marker.kind = Buffer::Kind::cancel_marker;
+  marker.checkpoint_id = checkpoint;
+  broadcast_event(s, marker);
+}
+
+void TaskRuntime::process_cancel_marker(int id, const Buffer& marker) {
+  Subtask& s = sub(id);
+  const std::int64_t cp = marker.checkpoint_id;
+  // processCancellationBarrier: abort when the marker is for a newer checkpoint or for the one
+  // being aligned; otherwise it is ignored (R4).
+  const bool newer = cp > s.current_checkpoint && cp > s.last_checkpoint_taken;
+  const bool aligning = cp == s.current_checkpoint && s.checkpoint_pending;
+  if (!newer && !aligning) return;
+  s.current_checkpoint = std::max(s.current_checkpoint, cp);
+  s.tracker.erase(cp);
+  abort_alignment(id, cp, CheckpointFailureReason::checkpoint_declined_on_cancellation_barrier);
+}
+
+void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime started,
+                                   Duration alignment, std::int64_t processed) {
+  // SubtaskCheckpointCoordinatorImpl.checkpointState.
+  Subtask& s = sub(id);
+  const std::int64_t cp = barrier.checkpoint_id;
+  s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, cp);
+  if (barrier.last_from_source) s.stopped = true;
+  if (s.aborted.erase(cp) > 0) {
+    // checkAndClearAbortedStatus: aborted at the JobManager before it got here: a cancel marker
+    // goes downstream instead of the barrier and no snapshot is taken (R5).
+    Buffer marker;
+    marker.kind = Buffer::Kind::cancel_marker;
+    marker.checkpoint_id = cp;
+    broadcast_event(s, marker);
+    unblock_all_inputs(s);
+    wake(id);
+    return;
+  }
+  broadcast_event(s, barrier);  // before the sync snapshot (R2)
+  sync_phases_[static_cast<std::size_t>(id)] = SyncPhase{barrier, started, alignment, processed};
   s.busy = true;
-  const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
-  sim_.schedule_in(v.sync_snapshot, this, kSyncDone, arg(id));
+  s.processing = barrier;
+  sim_.schedule_in(vertex(s).sync_snapshot, this, kSyncDone, arg(id));
 }
 
 void TaskRuntime::finish_sync_phase(int id) {
-  Subtask& s = subtasks_[static_cast<std::size_t>(id)];
+  Subtask& s = sub(id);
   const SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
-  const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
+  const VertexSpec& v = vertex(s);
   s.busy = false;
-  unblock_inputs(s);
+  unblock_all_inputs(s);  // resumeConsumption after the sync part (R2)
   const CheckpointStorageSpec& storage = scenario_.cluster.checkpoint_storage;
   const Duration upload =
       storage.latency + static_cast<Duration>(static_cast<double>(s.state_size) /
@@ -462,43 +717,125 @@ void TaskRuntime::finish_sync_phase(int id) {
   ack.id = phase.barrier.checkpoint_id;
   ack.task = {s.vertex, s.index, s.attempt};
   ack.generation = generation_;
+  ack.subtask = id;
   ack.metrics.task = ack.task;
   ack.metrics.checkpointed_size = s.state_size;
   ack.metrics.state_size = s.state_size;
   ack.metrics.sync_duration = v.sync_snapshot;
   ack.metrics.async_duration = upload;
   ack.metrics.alignment_duration = phase.alignment;
-  ack.metrics.start_delay = std::max<Duration>(0, phase.started - phase.barrier.checkpoint_timestamp);
+  ack.metrics.start_delay = std::max<Duration>(0, phase.started - phase.barrier.timestamp);
   ack.metrics.processed_bytes = phase.processed_bytes;
   ack.state.source_position = s.position;
   ack.state.state_size = s.state_size;
+  s.uploading_checkpoint = std::max(s.uploading_checkpoint, ack.id);
   acks_.push_back(ack);
   sim_.schedule_in(upload + scenario_.cluster.rpc_latency, this, kAckArrives, acks_.size() - 1);
   wake(id);
 }
 
-void TaskRuntime::unblock_inputs(Subtask& s) {
-  for (int c : s.inputs) channels_[static_cast<std::size_t>(c)].blocked = false;
+// ---------------------------------------------------------------------------------------------
+// Diagnosis
+
+WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
+  WaitState w;
+  const int id = vertex_first_[static_cast<std::size_t>(task.vertex)] + task.subtask;
+  const Subtask& s = sub(id);
+  w.channels_total = static_cast<int>(s.inputs.size());
+  if (s.state != ExecutionState::running) return w;
+  if (s.acked_checkpoint >= cp) {
+    w.kind = WaitState::Kind::acknowledged;
+    return w;
+  }
+  if (s.uploading_checkpoint >= cp) {
+    w.kind = WaitState::Kind::async_upload;
+    return w;
+  }
+  if (stalled(s)) {
+    w.kind = WaitState::Kind::blocked_in_user_call;
+    for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
+      if (sim_.now() >= st.from && sim_.now() < st.until) w.since = st.from;
+    return w;
+  }
+  if (is_source(s)) {
+    w.kind = WaitState::Kind::trigger_not_run;
+    return w;
+  }
+  w.back_pressured = s.waiting_output;
+  const bool aligning = s.checkpoint_pending && s.current_checkpoint == cp;
+  w.channels_aligned = aligning ? s.barriers_received : 0;
+  if (aligning) w.since = s.first_barrier;
+  // The channel whose barrier is furthest away: bytes queued ahead of it, or not sent yet.
+  w.kind = WaitState::Kind::barrier_not_sent;
+  std::int64_t worst = -1;
+  for (int c : s.inputs) {
+    const Channel& ch = chan(c);
+    if (aligning && s.barrier_seen[static_cast<std::size_t>(ch.input_index)]) continue;
+    std::int64_t ahead = 0;
+    bool found = false;
+    for (const Buffer& b : ch.received) {
+      if (b.kind == Buffer::Kind::barrier && b.checkpoint_id == cp) { found = true; break; }
+      if (b.kind == Buffer::Kind::data) ahead += b.bytes;
+    }
+    if (!found) {
+      for (const Buffer& b : ch.subpartition) {
+        if (b.kind == Buffer::Kind::barrier && b.checkpoint_id == cp) { found = true; break; }
+        if (b.kind == Buffer::Kind::data) ahead += b.bytes;
+      }
+    }
+    if (found && ahead > worst) {
+      worst = ahead;
+      w.kind = WaitState::Kind::barrier_behind_data;
+      w.has_upstream = true;
+      w.upstream = task_ref(ch.producer);
+      w.bytes_ahead = ahead;
+    } else if (!found && worst < 0) {
+      w.has_upstream = true;
+      w.upstream = task_ref(ch.producer);
+    }
+  }
+  if (w.kind == WaitState::Kind::barrier_behind_data) {
+    const VertexSpec& v = vertex(s);
+    const Subtask& producer =
+        sub(vertex_first_[static_cast<std::size_t>(w.upstream.vertex)] + w.upstream.subtask);
+    const double record_size = static_cast<double>(std::max<std::int64_t>(1, vertex(producer).record_size));
+    // The consumer drains what it processes: record size / cost per record.
+    w.drain_bytes_per_second = v.cost_per_record > 0
+                                   ? record_size * 1e9 / static_cast<double>(v.cost_per_record)
+                                   : 0;
+  } else if (aligning) {
+    w.kind = WaitState::Kind::aligning;
+  }
+  return w;
 }
+
+// ---------------------------------------------------------------------------------------------
 
 void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
   switch (static_cast<Event>(kind)) {
     case kWake:
       if (!current(a)) return;
-      subtasks_[static_cast<std::size_t>(subtask_of(a))].wake_scheduled = false;
+      sub(subtask_of(a)).wake_scheduled = false;
       progress(subtask_of(a));
       return;
     case kSourceEmit:
-      if (current(a)) emit_source_buffer(subtask_of(a));
+      if (current(a)) emit_source_records(subtask_of(a));
       return;
+    case kFlush: {
+      if (!current(a)) return;
+      Subtask& s = sub(subtask_of(a));
+      s.flush_scheduled = false;
+      for (OutputGroup& g : s.outputs)
+        for (int c : g.channels) finish_builder(c);
+      return;
+    }
     case kProcessDone: {
       if (!current(a)) return;
       const int id = subtask_of(a);
-      Subtask& s = subtasks_[static_cast<std::size_t>(id)];
+      Subtask& s = sub(id);
       s.busy = false;
-      const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
-      s.state_size += s.processing.records * v.state_growth_per_record;
-      if (!s.outputs.empty() && !try_emit(s, s.processing)) s.blocked_output = s.processing;
+      s.state_size += s.processing.records * vertex(s).state_growth_per_record;
+      write_records(s, s.processing.records);
       progress(id);
       return;
     }
@@ -507,8 +844,8 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       return;
     case kTriggerArrives: {
       const TriggerRpc rpc = trigger_rpcs_[a];
-      Subtask& s = subtasks_[static_cast<std::size_t>(rpc.subtask)];
       if (rpc.generation != generation_) return;  // the attempt it was sent to is gone
+      Subtask& s = sub(rpc.subtask);
       if (s.state != ExecutionState::running) {
         // StreamTask.triggerCheckpointAsync on a task that is not running declines.
         listener_.decline_checkpoint(
@@ -516,34 +853,38 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
             CheckpointException{CheckpointFailureReason::checkpoint_declined_task_not_ready});
         return;
       }
-      s.pending_triggers.push_back({rpc.barrier.checkpoint_id, rpc.barrier});
+      s.pending_triggers.push_back(rpc.barrier);
       wake(rpc.subtask);
       return;
     }
     case kAckArrives: {
       const PendingAck& ack = acks_[a];
-      if (ack.generation == generation_)
-        listener_.acknowledge_checkpoint(ack.id, ack.task, ack.metrics, ack.state);
+      if (ack.generation != generation_) return;
+      Subtask& s = sub(ack.subtask);
+      s.acked_checkpoint = std::max(s.acked_checkpoint, ack.id);
+      listener_.acknowledge_checkpoint(ack.id, ack.task, ack.metrics, ack.state);
       return;
     }
     case kNotifyArrives: {
       const NotifyRpc& rpc = notify_rpcs_[a];
-      const Subtask& s = subtasks_[static_cast<std::size_t>(rpc.subtask)];
-      if (rpc.generation == generation_ && s.state == ExecutionState::running)
-        observer_.task_notified(sim_.now(), {s.vertex, s.index, s.attempt}, rpc.id, rpc.complete);
+      Subtask& s = sub(rpc.subtask);
+      if (rpc.generation != generation_ || s.state != ExecutionState::running) return;
+      // notifyCheckpointAborted does not touch the barrier handler: aligned inputs stay blocked
+      // (R5); a checkpoint not yet taken here is remembered and becomes a cancel marker.
+      if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
+      observer_.task_notified(sim_.now(), {s.vertex, s.index, s.attempt}, rpc.id, rpc.complete);
       return;
     }
     case kStallEnds: {
-      const auto vertex = static_cast<std::size_t>(a);
-      for (int i = 0; i < scenario_.job.vertices[vertex].parallelism; ++i)
-        wake(vertex_first_[vertex] + i);
+      const auto v = static_cast<std::size_t>(a);
+      for (int i = 0; i < scenario_.job.vertices[v].parallelism; ++i) wake(vertex_first_[v] + i);
       return;
     }
     case kStateTransition: {
       if (!current(a)) return;
-      const int id = static_cast<int>(a & 0xffffffU);
+      const int id = subtask_of(a);
       const auto to = static_cast<ExecutionState>((a >> 24) & 0xffU);
-      Subtask& s = subtasks_[static_cast<std::size_t>(id)];
+      Subtask& s = sub(id);
       if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {
         set_state(s, to);
       } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
@@ -552,8 +893,8 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
         if (++running_ == num_subtasks()) listener_.all_tasks_running();
       } else if (to == ExecutionState::canceled && s.state == ExecutionState::canceling) {
         set_state(s, to);
-        const bool all_done = std::all_of(subtasks_.begin(), subtasks_.end(), [](const Subtask& t) {
-          return t.state != ExecutionState::canceling;
+        const bool all_done = std::none_of(subtasks_.begin(), subtasks_.end(), [](const Subtask& t) {
+          return t.state == ExecutionState::canceling;
         });
         if (all_done) listener_.all_tasks_terminal();
       }

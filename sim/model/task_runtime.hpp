@@ -1,15 +1,21 @@
-// Tasks, first version: sources emit records and barriers, operators and sinks process at a
-// cost per record, bounded FIFO channels carry both, aligned or at-least-once barrier handling.
-// A slow or stalled sink fills its channels, back-pressures its producers and delays barriers.
-// The interface to the JobManager is Flink's: triggerCheckpoint to sources, acknowledge and
-// decline to the coordinator, notifyCheckpointComplete/Aborted to tasks. The credit-based
-// network and the full barrier handlers replace the internals later; this interface stays.
+// Tasks and Flink's network stack at buffer granularity: each subtask is one thread with a
+// mailbox; records travel in network buffers (taskmanager.memory.segment-size) through result
+// subpartitions and input channels with credit-based flow control (exclusive credits per
+// channel, floating buffers per gate, output pools of n*2+8 buffers with at most
+// max-buffers-per-channel per subpartition), flushed when full or by execution.buffer-timeout.
+// Barriers: aligned exactly-once (the upstream subpartition blocks after handing out the barrier),
+// at-least-once (CheckpointBarrierTracker), cancel markers, subsumption, obsolete barriers, and
+// checkpoints aborted at the JobManager that never unblock inputs
+// (reference/flink-task-network.md sections 1-3, rules R1-R9, R16, R17).
+// The interface to the JobManager is Flink's RPCs: triggerCheckpoint to sources, acknowledge and
+// decline to the coordinator, notifyCheckpointComplete/Aborted to every task.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,11 +45,16 @@ class TaskRuntime final : public core::EventHandler {
   int num_subtasks() const { return static_cast<int>(subtasks_.size()); }
   int num_vertices() const { return static_cast<int>(vertex_first_.size()); }
   std::vector<TaskRef> all_tasks() const;
+  TaskRef task_ref(int subtask_id) const;
   // "Source (1/2)": Flink's getTaskNameWithSubtaskIndex.
   std::string task_name(TaskRef t) const;
   ExecutionState state(int vertex, int subtask) const;
   std::vector<ExecutionState> states() const;
   bool all_sources_running(std::string* not_running) const;
+  // The TaskManager (0-based) a subtask runs on: Flink's default slot sharing puts subtask i of
+  // every vertex into slot i; slots fill TaskManagers in order.
+  int taskmanager_of(int vertex, int subtask) const;
+  WaitState wait_state(TaskRef task, std::int64_t checkpoint_id) const;
 
   // Deploys a new attempt of every subtask, restoring `restored` (nullptr = no state).
   void deploy(const CompletedCheckpoint* restored);
@@ -60,67 +71,111 @@ class TaskRuntime final : public core::EventHandler {
   // Timeline: the vertex (or one subtask) stops processing from `from` for `length` (or ever).
   void add_stall(int vertex, std::optional<int> subtask, SimTime from,
                  std::optional<Duration> length);
-  // Records emitted by all sources so far (their positions).
+  // Records read by all sources so far (their positions).
   std::int64_t total_source_position() const;
+  // One channel as the network sees it (for tests and the diagnosis).
+  struct ChannelStats {
+    int backlog = 0;          // data buffers in the producer's subpartition
+    int received = 0;         // buffers and events in the consumer's input channel
+    int credits = 0;
+    int floating = 0;
+    bool blocked = false;
+    bool local = false;
+  };
+  std::optional<ChannelStats> channel_stats(TaskRef from, TaskRef to) const;
+  bool back_pressured(TaskRef task) const;
+  // Network statistics (for tests and benchmarks).
+  std::uint64_t buffers_transferred() const { return buffers_transferred_; }
+  std::int64_t records_received_by_sinks() const;
+  std::int64_t records_in_flight() const;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
   enum Event : std::uint32_t {
     kSourceEmit, kProcessDone, kTriggerArrives, kSyncDone, kAckArrives, kStallEnds,
-    kStateTransition, kNotifyArrives, kWake,
+    kStateTransition, kNotifyArrives, kWake, kFlush,
   };
-  struct Item {
-    bool barrier = false;
+  // A network buffer or an event in a subpartition / input channel queue.
+  struct Buffer {
+    enum class Kind : std::uint8_t { data, barrier, cancel_marker } kind = Kind::data;
+    bool aligned = true;           // a barrier that blocks the upstream (exactly-once/savepoint)
+    bool savepoint = false;
+    bool last_from_source = false; // stop-with-savepoint: the source emits nothing after it
+    std::int32_t bytes = 0;
     std::int64_t records = 0;
     std::int64_t checkpoint_id = 0;
-    SimTime checkpoint_timestamp = 0;
-    bool savepoint = false;
-    bool last_from_source = false;  // a stop-with-savepoint barrier: the source stops after it
+    SimTime timestamp = 0;         // the checkpoint's trigger timestamp
   };
-  struct Channel {
+  struct Channel {  // a result subpartition of `producer` and the input channel of `consumer`
     int producer = 0;
     int consumer = 0;
-    std::deque<Item> queue;
-    int data_items = 0;      // buffers in the queue (events take no buffer)
-    bool blocked = false;    // its barrier was polled during an aligned checkpoint
+    int input_index = 0;           // position in the consumer's inputs
+    bool local = false;            // same TaskManager: no credits beyond the subpartition
+    std::deque<Buffer> subpartition;
+    int backlog = 0;               // data buffers in the subpartition
+    std::deque<Buffer> received;
+    std::int64_t received_bytes = 0;  // data bytes in `received`
+    std::int64_t open_bytes = 0;   // the BufferBuilder being filled
+    std::int64_t open_records = 0;
+    int credits = 0;               // buffers the receiver can still accept
+    int floating = 0;              // floating buffers this channel holds
+    bool blocked = false;          // an aligned barrier was handed out: nothing more is sent
+    std::int64_t drained_bytes = 0;   // consumed by the receiver (for drain rates)
   };
   struct Stall {
     SimTime from = 0;
     SimTime until = core::kNever;
     std::optional<int> subtask;
   };
-  struct OutputGroup {  // the channels to one downstream vertex
+  struct OutputGroup {  // the subpartitions to one downstream vertex
     ShipStrategy ship = ShipStrategy::forward;
     std::vector<int> channels;
-    std::size_t next = 0;  // round robin
+    std::size_t next = 0;  // round-robin position
+  };
+  struct SyncPhase {  // a subtask's checkpoint between barrier broadcast and sync end
+    Buffer barrier;
+    SimTime started = 0;           // first barrier (or trigger) processed
+    Duration alignment = 0;
+    std::int64_t processed_bytes = 0;
   };
   struct Subtask {
     int vertex = 0;
     int index = 0;
     int attempt = -1;
+    int taskmanager = 0;
     ExecutionState state = ExecutionState::created;
-    std::vector<int> inputs;   // channel ids
+    std::vector<int> inputs;       // channel ids
     std::vector<OutputGroup> outputs;
+    int partition_buffers = 0;     // data buffers held in this task's subpartitions
+    int pool_size = 0;             // LocalBufferPool max: n*2+8
+    int floating_free = 0;         // the input gate's floating buffers not lent out
+    bool busy = false;             // processing a buffer or in a sync snapshot
     bool wake_scheduled = false;
-    bool stopped = false;      // a source after a stop-with-savepoint barrier
-    bool waiting_output = false;  // a source waiting for room before reading more records
-    Item processing;
-    bool busy = false;         // processing an item or in a sync snapshot
-    std::optional<Item> blocked_output;  // back-pressured: waiting for room to emit this item
-    std::size_t next_input = 0;
+    bool flush_scheduled = false;
     bool emission_scheduled = false;
+    bool waiting_output = false;   // soft back-pressure: output not available
+    bool stopped = false;          // a source after a stop-with-savepoint barrier
+    SimTime busy_since = 0;
+    Buffer processing;
+    std::size_t next_input = 0;
     double fractional_records = 0;
-    std::int64_t position = 0;             // sources: records emitted
+    std::int64_t position = 0;     // sources: records read
+    std::int64_t records_in = 0;   // records consumed
     std::int64_t state_size = 0;
-    std::deque<std::pair<std::int64_t, Item>> pending_triggers;  // mails waiting for the thread
-    // Barrier alignment (SingleCheckpointBarrierHandler bookkeeping, first version).
+    std::deque<Buffer> pending_triggers;  // trigger mails waiting for the thread
+    // Barrier handling (SingleCheckpointBarrierHandler / CheckpointBarrierTracker).
     std::int64_t current_checkpoint = -1;
     bool checkpoint_pending = false;
+    std::vector<bool> barrier_seen;
     int barriers_received = 0;
     SimTime first_barrier = 0;
     std::int64_t processed_bytes = 0;
-    Item current_barrier;
+    std::map<std::int64_t, int> tracker;  // at-least-once: id -> distinct channels seen
+    std::int64_t last_checkpoint_taken = -1;
+    std::set<std::int64_t> aborted;       // notified aborted before being triggered here
+    std::int64_t acked_checkpoint = -1;   // the last checkpoint whose ack left this subtask
+    std::int64_t uploading_checkpoint = -1;
   };
   struct PendingAck {
     std::int64_t id = 0;
@@ -128,26 +183,65 @@ class TaskRuntime final : public core::EventHandler {
     SubtaskAck metrics;
     TaskSnapshot state;
     std::uint32_t generation = 0;
+    int subtask = 0;
+  };
+  struct TriggerRpc {
+    int subtask = 0;
+    std::uint32_t generation = 0;
+    Buffer barrier;
+  };
+  struct NotifyRpc {
+    int subtask = 0;
+    std::uint32_t generation = 0;
+    std::int64_t id = 0;
+    bool complete = false;
   };
 
   std::uint64_t arg(int subtask) const;
   bool current(std::uint64_t a) const { return (a >> 32) == generation_; }
-  static int subtask_of(std::uint64_t a) { return static_cast<int>(a & 0xffffffffU); }
+  static int subtask_of(std::uint64_t a) { return static_cast<int>(a & 0xffffffU); }
+  Subtask& sub(int id) { return subtasks_[static_cast<std::size_t>(id)]; }
+  const Subtask& sub(int id) const { return subtasks_[static_cast<std::size_t>(id)]; }
+  Channel& chan(int id) { return channels_[static_cast<std::size_t>(id)]; }
+  const Channel& chan(int id) const { return channels_[static_cast<std::size_t>(id)]; }
+  const VertexSpec& vertex(const Subtask& s) const {
+    return scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
+  }
   bool stalled(const Subtask& s) const;
-  bool is_source(const Subtask& s) const { return vertex_is_source_[static_cast<std::size_t>(s.vertex)]; }
+  bool is_source(const Subtask& s) const {
+    return vertex_is_source_[static_cast<std::size_t>(s.vertex)];
+  }
   void set_state(Subtask& s, ExecutionState to);
+  void clear_network();
+  void wake(int id);
   void progress(int id);
-  void schedule_emission(Subtask& s, int id);
-  void emit_source_buffer(int id);
-  bool try_emit(Subtask& s, const Item& item);
+
+  // Network
   bool output_available(const Subtask& s) const;
-  void push(int channel, const Item& item);
-  void wake_producer(int channel);
-  void process_barrier(int id, int channel, const Item& item);
-  void perform_checkpoint(int id, const Item& barrier);
-  void unblock_inputs(Subtask& s);
-  void clear_channels();
-  std::int64_t records_per_buffer(int vertex) const;
+  void write_records(Subtask& s, std::int64_t records);
+  void append_to_builder(int channel, std::int64_t records, std::int64_t record_size);
+  void finish_builder(int channel);
+  void broadcast_event(Subtask& s, const Buffer& event);
+  void add_to_subpartition(int channel, const Buffer& b);
+  void pump(int channel);
+  void recycle(int channel);
+  void request_floating(int channel);
+  void schedule_flush(Subtask& s, int id);
+
+  // Sources
+  void schedule_emission(Subtask& s, int id);
+  void emit_source_records(int id);
+
+  // Barriers
+  bool needs_alignment(const Buffer& barrier) const;
+  void process_barrier(int id, int channel, const Buffer& barrier);
+  void process_cancel_marker(int id, const Buffer& marker);
+  void abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason);
+  void resume_consumption(int channel);
+  void unblock_all_inputs(Subtask& s);
+  void checkpoint_state(int id, const Buffer& barrier, SimTime started, Duration alignment,
+                        std::int64_t processed);
+  void finish_sync_phase(int id);
 
   core::Simulation& sim_;
   const Scenario& scenario_;
@@ -159,31 +253,12 @@ class TaskRuntime final : public core::EventHandler {
   std::vector<bool> vertex_is_source_;
   std::vector<std::vector<Stall>> stalls_;  // per vertex
   std::vector<PendingAck> acks_;
-  struct TriggerRpc {
-    int subtask = 0;
-    std::uint32_t generation = 0;
-    Item barrier;
-  };
-  struct NotifyRpc {
-    int subtask = 0;
-    std::uint32_t generation = 0;
-    std::int64_t id = 0;
-    bool complete = false;
-  };
-  struct SyncPhase {  // a subtask's checkpoint between barrier broadcast and the sync phase end
-    Item barrier;
-    SimTime started = 0;      // first barrier (or trigger) processed
-    Duration alignment = 0;
-    std::int64_t processed_bytes = 0;
-  };
-  void wake(int id);
-  void finish_sync_phase(int id);
   std::vector<TriggerRpc> trigger_rpcs_;
   std::vector<NotifyRpc> notify_rpcs_;
   std::vector<SyncPhase> sync_phases_;  // per subtask
   std::uint32_t generation_ = 0;
-  int channel_capacity_ = 12;
   int running_ = 0;
+  std::uint64_t buffers_transferred_ = 0;
 };
 
 }  // namespace ckptsim::model

@@ -206,6 +206,30 @@ void Recorder::checkpoint_expired(SimTime t, std::int64_t id) {
       fmt::format("Checkpoint {} of job {} expired before completing.", id, result_.job_id));
 }
 
+void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
+                               const model::WaitState& w) {
+  CheckpointRecord* c = find(id);
+  if (!c) return;
+  static constexpr const char* kKinds[] = {
+      "not_running",         "blocked_in_user_call", "trigger_not_run", "barrier_behind_data",
+      "barrier_not_sent",    "aligning",             "async_upload",    "acknowledged"};
+  WaitRecord r;
+  r.vertex = task.vertex;
+  r.subtask = task.subtask;
+  r.kind = kKinds[static_cast<int>(w.kind)];
+  if (w.has_upstream) {
+    r.upstream_vertex = w.upstream.vertex;
+    r.upstream_subtask = w.upstream.subtask;
+  }
+  r.bytes_ahead = w.bytes_ahead;
+  r.drain_bytes_per_second = w.drain_bytes_per_second;
+  r.back_pressured = w.back_pressured;
+  r.channels_aligned = w.channels_aligned;
+  r.channels_total = w.channels_total;
+  r.since = w.since;
+  c->waits.push_back(r);
+}
+
 void Recorder::checkpoint_declined(SimTime t, std::int64_t id, model::TaskRef task,
                                    const model::CheckpointException& ex) {
   log(t, LogLevel::info, kCoordinator,

@@ -49,6 +49,21 @@ struct SubtaskStats {
   bool unaligned = false;
 };
 
+// What an unacknowledged subtask was waiting for when its checkpoint expired.
+struct WaitRecord {
+  int vertex = 0;
+  int subtask = 0;
+  std::string kind;                    // blocked_in_user_call, barrier_behind_data, aligning, ...
+  int upstream_vertex = -1;            // the channel concerned: its producer (-1: none)
+  int upstream_subtask = -1;
+  std::int64_t bytes_ahead = 0;        // data bytes queued ahead of the barrier
+  double drain_bytes_per_second = 0;   // how fast the subtask drains that channel when it runs
+  bool back_pressured = false;         // its own output is full, so it drains nothing
+  int channels_aligned = 0;
+  int channels_total = 0;
+  SimTime since = 0;
+};
+
 struct CheckpointRecord {
   std::int64_t id = 0;
   CheckpointStatus status = CheckpointStatus::in_progress;
@@ -64,6 +79,7 @@ struct CheckpointRecord {
   int num_subtasks = 0;
   int num_acknowledged = 0;
   std::vector<std::vector<SubtaskStats>> subtasks;  // [vertex][subtask]
+  std::vector<WaitRecord> waits;       // expired checkpoints: why each late subtask waited
 };
 
 struct JobStatusChange {

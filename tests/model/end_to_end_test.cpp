@@ -347,3 +347,39 @@ job:
   CHECK(last.num_acknowledged == 0);
   CHECK(r.checkpoints.size() <= 11);
 }
+
+TEST_CASE("why it waited: the expired checkpoint names the stalled sink and the back-pressured "
+          "operator whose barrier is queued behind data",
+          "[e2e][diagnosis]") {
+  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml", {"duration=25 min"});
+  const run::CheckpointRecord* expired = nullptr;
+  for (const auto& c : r.checkpoints)
+    if (c.failure_reason == model::CheckpointFailureReason::checkpoint_expired) expired = &c;
+  REQUIRE(expired != nullptr);
+  // Sources acknowledged; Enrich (vertex 1) and the sink (vertex 2) did not: 4 explanations.
+  REQUIRE(expired->waits.size() == 4);
+  int blocked = 0, behind = 0;
+  for (const run::WaitRecord& w : expired->waits) {
+    if (w.vertex == 2) {
+      CHECK(w.kind == "blocked_in_user_call");
+      CHECK(w.since == core::minutes(10));
+      ++blocked;
+    }
+    if (w.vertex == 1) {
+      CHECK(w.kind == "barrier_behind_data");
+      CHECK(w.back_pressured);
+      CHECK(w.bytes_ahead > 0);
+      CHECK(w.upstream_vertex == 0);
+      ++behind;
+    }
+  }
+  CHECK(blocked == 2);
+  CHECK(behind == 2);
+  const std::string text = run::describe_wait(r, expired->waits.back());
+  CHECK(text == "Sink: Warehouse (2/2): the task thread is blocked in a user call since 00:10:00 "
+                "(it runs no mail and processes nothing)");
+  const auto summary = run::summary_json(r);
+  REQUIRE(summary["diagnosis"].size() >= 1);
+  CHECK(summary["diagnosis"][0]["checkpoint"] == expired->id);
+  CHECK(summary["diagnosis"][0]["unacknowledged"].size() == 4);
+}

@@ -43,6 +43,30 @@ ordered_json summary_json(const RunResult& r) {
   out["replayed_records"] = r.replayed_records;
   out["restores"] = r.counts.restored;
   out["events"] = r.events_executed;
+  // Why each expired checkpoint waited: the subtasks that had not acknowledged it.
+  ordered_json diagnosis = ordered_json::array();
+  for (const auto* list : {&r.earlier_checkpoints, &r.checkpoints}) {
+    for (const CheckpointRecord& c : *list) {
+      if (c.waits.empty()) continue;
+      ordered_json entry;
+      entry["checkpoint"] = c.id;
+      entry["failure_reason"] = c.failure_reason ? model::name(*c.failure_reason) : "";
+      ordered_json waits = ordered_json::array();
+      for (const WaitRecord& w : c.waits) {
+        ordered_json item;
+        item["vertex"] = r.vertices[static_cast<std::size_t>(w.vertex)].name;
+        item["subtask"] = w.subtask;
+        item["waiting_for"] = w.kind;
+        item["bytes_ahead"] = w.bytes_ahead;
+        item["back_pressured"] = w.back_pressured;
+        item["explanation"] = describe_wait(r, w);
+        waits.push_back(std::move(item));
+      }
+      entry["unacknowledged"] = std::move(waits);
+      diagnosis.push_back(std::move(entry));
+    }
+  }
+  out["diagnosis"] = std::move(diagnosis);
   return out;
 }
 

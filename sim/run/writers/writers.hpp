@@ -32,6 +32,9 @@ nlohmann::ordered_json rest_checkpoint_details(const RunResult& result,
 nlohmann::ordered_json rest_checkpoint_subtasks(const RunResult& result,
                                                 const CheckpointRecord& checkpoint, int vertex);
 
+// One sentence on what an unacknowledged subtask was waiting for when its checkpoint expired.
+std::string describe_wait(const RunResult& result, const WaitRecord& wait);
+
 // ckptsim's own summary of a run; its keys are stable.
 nlohmann::ordered_json summary_json(const RunResult& result);
 

@@ -1,0 +1,66 @@
+// "Why it waited": one sentence per subtask that had not acknowledged an expired checkpoint,
+// with the numbers behind it (bytes queued ahead of the barrier, drain rate, since when).
+#include <fmt/format.h>
+
+#include "sim/run/writers/writers.hpp"
+
+namespace ckptsim::run {
+namespace {
+
+std::string task_label(const RunResult& r, int vertex, int subtask) {
+  const VertexInfo& v = r.vertices[static_cast<std::size_t>(vertex)];
+  return fmt::format("{} ({}/{})", v.name, subtask + 1, v.parallelism);
+}
+
+std::string bytes(std::int64_t b) {
+  if (b < 1024) return fmt::format("{} B", b);
+  if (b < 1024 * 1024) return fmt::format("{:.1f} KiB", static_cast<double>(b) / 1024);
+  return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1024.0 * 1024));
+}
+
+// Time into the run, as the story's first column shows it.
+std::string clock(SimTime t) {
+  const std::int64_t s = t / core::kSecond;
+  return fmt::format("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+}
+
+}  // namespace
+
+std::string describe_wait(const RunResult& r, const WaitRecord& w) {
+  const std::string task = task_label(r, w.vertex, w.subtask);
+  const std::string upstream =
+      w.upstream_vertex >= 0 ? task_label(r, w.upstream_vertex, w.upstream_subtask) : "";
+  if (w.kind == "blocked_in_user_call")
+    return fmt::format("{}: the task thread is blocked in a user call since {} (it runs no mail "
+                       "and processes nothing)",
+                       task, clock(w.since));
+  if (w.kind == "barrier_behind_data") {
+    std::string s = fmt::format("{}: the barrier is queued behind {} of data on channel {} -> {}",
+                                task, bytes(w.bytes_ahead), upstream, task);
+    if (w.back_pressured)
+      s += ", which drains nothing: the task is back-pressured (its output is full)";
+    else if (w.drain_bytes_per_second > 0)
+      s += fmt::format(", draining at {}/s (about {:.1f} s to reach it)",
+                       bytes(static_cast<std::int64_t>(w.drain_bytes_per_second)),
+                       static_cast<double>(w.bytes_ahead) / w.drain_bytes_per_second);
+    if (w.kind == "barrier_behind_data" && w.channels_aligned > 0)
+      s += fmt::format("; aligned {} of {} channels since {}", w.channels_aligned,
+                       w.channels_total, clock(w.since));
+    return s;
+  }
+  if (w.kind == "barrier_not_sent")
+    return upstream.empty() ? fmt::format("{}: no upstream has emitted the barrier yet", task)
+                            : fmt::format("{}: {} has not emitted the barrier yet", task, upstream);
+  if (w.kind == "aligning")
+    return fmt::format("{}: aligning, {} of {} channels delivered the barrier since {}", task,
+                       w.channels_aligned, w.channels_total, clock(w.since));
+  if (w.kind == "trigger_not_run")
+    return fmt::format("{}: the checkpoint trigger has not run in the source's thread", task);
+  if (w.kind == "async_upload")
+    return fmt::format("{}: snapshot taken, the asynchronous upload/acknowledgement is in flight",
+                       task);
+  if (w.kind == "not_running") return fmt::format("{}: the task is not running", task);
+  return fmt::format("{}: {}", task, w.kind);
+}
+
+}  // namespace ckptsim::run
