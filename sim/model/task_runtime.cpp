@@ -302,8 +302,11 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   barrier.timestamp = timestamp;
   barrier.savepoint = props.is_savepoint();
   // CheckpointOptions.forConfig: savepoints are always aligned; at-least-once never blocks.
-  barrier.aligned = props.is_savepoint() ||
-                    scenario_.flink.checkpointing.mode == CheckpointingMode::exactly_once;
+  const CheckpointingConfig& cc = scenario_.flink.checkpointing;
+  const bool exactly_once = cc.mode == CheckpointingMode::exactly_once;
+  barrier.unaligned = !props.is_savepoint() && exactly_once && cc.unaligned &&
+                      cc.aligned_checkpoint_timeout == 0;
+  barrier.aligned = !barrier.unaligned && (props.is_savepoint() || exactly_once);
   barrier.last_from_source = props.synchronous;
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     if (!is_source(subtasks_[i])) continue;
@@ -415,24 +418,36 @@ void TaskRuntime::schedule_flush(Subtask& s, int id) {
   sim_.schedule_in(scenario_.flink.buffer_timeout, this, kFlush, arg(id));
 }
 
-void TaskRuntime::broadcast_event(Subtask& s, const Buffer& event) {
+std::int64_t TaskRuntime::broadcast_event(Subtask& s, const Buffer& event) {
   // BufferWritingResultPartition.broadcastEvent finishes the open builders first, so the event
-  // queues right behind the data written before it.
+  // queues right behind the data written before it (or, unaligned, overtakes all of it).
+  std::int64_t persisted = 0;
   for (OutputGroup& g : s.outputs)
     for (int c : g.channels) {
       finish_builder(c);
-      add_to_subpartition(c, event);
+      persisted += add_to_subpartition(c, event);
     }
+  return persisted;
 }
 
-void TaskRuntime::add_to_subpartition(int channel, const Buffer& b) {
+std::int64_t TaskRuntime::add_to_subpartition(int channel, const Buffer& b) {
   Channel& c = chan(channel);
-  c.subpartition.push_back(b);
+  std::int64_t persisted = 0;
+  if (b.kind == Buffer::Kind::barrier && b.unaligned) {
+    // PipelinedSubpartition.processPriorityBuffer: the barrier goes to the head; every queued
+    // data buffer it overtakes becomes output channel state (R10).
+    for (const Buffer& q : c.subpartition)
+      if (q.kind == Buffer::Kind::data) persisted += q.bytes;
+    c.subpartition.push_front(b);
+  } else {
+    c.subpartition.push_back(b);
+  }
   if (b.kind == Buffer::Kind::data) {
     ++c.backlog;
     ++sub(c.producer).partition_buffers;
   }
   pump(channel);
+  return persisted;
 }
 
 void TaskRuntime::request_floating(int channel) {
@@ -463,7 +478,19 @@ void TaskRuntime::pump(int channel) {
     // PipelinedSubpartition.pollBuffer: after handing out an aligned barrier the subpartition
     // is blocked until the consumer resumes consumption (R1).
     const bool blocks = head.kind == Buffer::Kind::barrier && head.aligned;
-    c.received.push_back(head);
+    Subtask& consumer = sub(c.consumer);
+    if (head.kind == Buffer::Kind::barrier && head.unaligned) {
+      c.received.push_front(head);  // RemoteInputChannel.addPriorityBuffer
+      ++consumer.priority_pending;
+      yield_to_mail(c.consumer);
+    } else {
+      // ChannelStatePersister: data arriving on a channel whose unaligned barrier has not come
+      // yet is recorded as input channel state (R11).
+      if (head.kind == Buffer::Kind::data && consumer.uc_collecting &&
+          !consumer.barrier_seen[static_cast<std::size_t>(c.input_index)])
+        sync_phases_[static_cast<std::size_t>(c.consumer)].persisted_bytes += head.bytes;
+      c.received.push_back(head);
+    }
     c.subpartition.pop_front();
     ++buffers_transferred_;
     moved = true;
@@ -566,12 +593,24 @@ void TaskRuntime::progress(int id) {
     schedule_emission(s, id);
     return;
   }
+  // CheckpointedInputGate.processPriorityEvents runs as a mail: unaligned barriers are handled
+  // before any data and also while the output is unavailable.
+  if (s.priority_pending > 0 && process_priority_event(id)) {
+    if (!s.busy) wake(id);
+    return;
+  }
   // StreamTask.processInput: no input is processed while the output is unavailable (R9).
   if (!output_available(s)) {
     s.waiting_output = true;
     return;
   }
   s.waiting_output = false;
+  if (s.remainder) {  // finish the buffer a mail interrupted
+    const Buffer rest = *s.remainder;
+    s.remainder.reset();
+    start_processing(id, rest);
+    return;
+  }
   const std::size_t n = s.inputs.size();
   for (std::size_t k = 0; k < n; ++k) {
     const int c = s.inputs[(s.next_input + k) % n];
@@ -587,12 +626,13 @@ void TaskRuntime::progress(int id) {
         s.records_in += b.records;
         if (s.checkpoint_pending) s.processed_bytes += b.bytes;  // processed during alignment
         recycle(c);
-        s.busy = true;
-        s.processing = b;
-        sim_.schedule_in(b.records * vertex(s).cost_per_record, this, kProcessDone, arg(id));
+        start_processing(id, b);
         return;
       }
-      case Buffer::Kind::barrier: process_barrier(id, c, b); break;
+      case Buffer::Kind::barrier:
+        if (b.unaligned) --s.priority_pending;
+        process_barrier(id, c, b);
+        break;
       case Buffer::Kind::cancel_marker: process_cancel_marker(id, b); break;
     }
     if (!s.busy) wake(id);
@@ -607,6 +647,10 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
   Subtask& s = sub(id);
   const std::int64_t cp = b.checkpoint_id;
   const int n = static_cast<int>(s.inputs.size());
+  if (b.unaligned) {
+    process_unaligned_barrier(id, channel, b);
+    return;
+  }
   if (!b.aligned) {
     // CheckpointBarrierTracker (at-least-once): nothing blocks; the checkpoint triggers when
     // every channel delivered the barrier, dropping older pending ones (R16).
@@ -679,7 +723,8 @@ void TaskRuntime::process_cancel_marker(int id, const Buffer& marker) {
 }
 
 void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime started,
-                                   Duration alignment, std::int64_t processed) {
+                                   Duration alignment, std::int64_t processed,
+                                   std::int64_t persisted_input) {
   // SubtaskCheckpointCoordinatorImpl.checkpointState.
   Subtask& s = sub(id);
   const std::int64_t cp = barrier.checkpoint_id;
@@ -696,8 +741,9 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
     wake(id);
     return;
   }
-  broadcast_event(s, barrier);  // before the sync snapshot (R2)
-  sync_phases_[static_cast<std::size_t>(id)] = SyncPhase{barrier, started, alignment, processed};
+  const std::int64_t persisted_output = broadcast_event(s, barrier);  // before the sync (R2)
+  sync_phases_[static_cast<std::size_t>(id)] =
+      SyncPhase{barrier, started, alignment, processed, persisted_input + persisted_output};
   s.busy = true;
   s.processing = barrier;
   sim_.schedule_in(vertex(s).sync_snapshot, this, kSyncDone, arg(id));
@@ -705,13 +751,28 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
 
 void TaskRuntime::finish_sync_phase(int id) {
   Subtask& s = sub(id);
+  s.busy = false;
+  sync_phases_[static_cast<std::size_t>(id)].sync_end = sim_.now();
+  unblock_all_inputs(s);  // resumeConsumption after the sync part (R2)
+  s.uploading_checkpoint =
+      std::max(s.uploading_checkpoint, sync_phases_[static_cast<std::size_t>(id)].barrier.checkpoint_id);
+  // Unaligned: the input channel state is complete only once every barrier arrived (R11).
+  if (s.uc_collecting)
+    s.uc_ack_waiting = true;
+  else
+    send_ack(id);
+  wake(id);
+}
+
+void TaskRuntime::send_ack(int id) {
+  Subtask& s = sub(id);
   const SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
   const VertexSpec& v = vertex(s);
-  s.busy = false;
-  unblock_all_inputs(s);  // resumeConsumption after the sync part (R2)
   const CheckpointStorageSpec& storage = scenario_.cluster.checkpoint_storage;
+  // The async part uploads the state and, unaligned, the channel state.
+  const std::int64_t upload_bytes = s.state_size + phase.persisted_bytes;
   const Duration upload =
-      storage.latency + static_cast<Duration>(static_cast<double>(s.state_size) /
+      storage.latency + static_cast<Duration>(static_cast<double>(upload_bytes) /
                                               std::max(1.0, storage.bandwidth_bytes_per_second) * 1e9);
   PendingAck ack;
   ack.id = phase.barrier.checkpoint_id;
@@ -719,19 +780,113 @@ void TaskRuntime::finish_sync_phase(int id) {
   ack.generation = generation_;
   ack.subtask = id;
   ack.metrics.task = ack.task;
-  ack.metrics.checkpointed_size = s.state_size;
-  ack.metrics.state_size = s.state_size;
+  ack.metrics.checkpointed_size = s.state_size + phase.persisted_bytes;
+  ack.metrics.state_size = s.state_size + phase.persisted_bytes;
   ack.metrics.sync_duration = v.sync_snapshot;
-  ack.metrics.async_duration = upload;
+  // AsyncCheckpointRunnable runs from the end of the sync part until the uploads finish.
+  ack.metrics.async_duration = (sim_.now() - phase.sync_end) + upload;
   ack.metrics.alignment_duration = phase.alignment;
   ack.metrics.start_delay = std::max<Duration>(0, phase.started - phase.barrier.timestamp);
   ack.metrics.processed_bytes = phase.processed_bytes;
+  ack.metrics.persisted_bytes = phase.persisted_bytes;
+  ack.metrics.unaligned = phase.barrier.unaligned;
   ack.state.source_position = s.position;
   ack.state.state_size = s.state_size;
-  s.uploading_checkpoint = std::max(s.uploading_checkpoint, ack.id);
   acks_.push_back(ack);
   sim_.schedule_in(upload + scenario_.cluster.rpc_latency, this, kAckArrives, acks_.size() - 1);
-  wake(id);
+}
+
+void TaskRuntime::start_processing(int id, const Buffer& b) {
+  Subtask& s = sub(id);
+  s.busy = true;
+  s.processing = b;
+  s.processing_started = sim_.now();
+  s.processing_done =
+      sim_.schedule_in(b.records * vertex(s).cost_per_record, this, kProcessDone, arg(id));
+}
+
+void TaskRuntime::yield_to_mail(int id) {
+  // The mailbox is checked between records, not between buffers: a priority mail arriving while
+  // a buffer is processed runs after the record in progress; the rest of the buffer waits.
+  Subtask& s = sub(id);
+  const Duration cost = vertex(s).cost_per_record;
+  if (!s.busy || s.processing.kind != Buffer::Kind::data || cost <= 0 ||
+      !sim_.is_pending(s.processing_done))
+    return;
+  const std::int64_t done = std::min<std::int64_t>(
+      s.processing.records, (sim_.now() - s.processing_started) / cost + 1);
+  if (done >= s.processing.records) return;
+  Buffer rest = s.processing;
+  rest.records = s.processing.records - done;
+  rest.bytes = static_cast<std::int32_t>(static_cast<std::int64_t>(s.processing.bytes) * rest.records /
+                                         s.processing.records);
+  s.processing.records = done;
+  s.processing.bytes -= rest.bytes;
+  s.remainder = rest;
+  sim_.cancel(s.processing_done);
+  s.processing_done = sim_.schedule_at(s.processing_started + done * cost, this, kProcessDone, arg(id));
+}
+
+bool TaskRuntime::process_priority_event(int id) {
+  Subtask& s = sub(id);
+  for (int c : s.inputs) {
+    Channel& ch = chan(c);
+    if (ch.received.empty()) continue;
+    const Buffer& head = ch.received.front();
+    if (head.kind != Buffer::Kind::barrier || !head.unaligned) continue;
+    const Buffer b = head;
+    ch.received.pop_front();
+    --s.priority_pending;
+    process_unaligned_barrier(id, c, b);
+    return true;
+  }
+  s.priority_pending = 0;  // none left at a head (consumed in FIFO order meanwhile)
+  return false;
+}
+
+void TaskRuntime::process_unaligned_barrier(int id, int channel, const Buffer& b) {
+  // AlternatingWaitingForFirstBarrierUnaligned / AlternatingCollectingBarriersUnaligned.
+  Subtask& s = sub(id);
+  const std::int64_t cp = b.checkpoint_id;
+  const int n = static_cast<int>(s.inputs.size());
+  if (cp < s.current_checkpoint || (cp == s.current_checkpoint && !s.checkpoint_pending))
+    return;  // obsolete: nothing is blocked in unaligned mode
+  if (cp > s.current_checkpoint) {
+    if (s.checkpoint_pending)
+      abort_alignment(id, s.current_checkpoint,
+                      CheckpointFailureReason::checkpoint_declined_subsumed);
+    s.current_checkpoint = cp;
+    s.checkpoint_pending = true;
+    s.barrier_seen.assign(static_cast<std::size_t>(n), false);
+    s.barriers_received = 0;
+    s.first_barrier = sim_.now();
+    s.processed_bytes = 0;
+    // The first barrier triggers the checkpoint at once; every data buffer already received
+    // (the overtaken ones included) is input channel state.
+    std::int64_t in_flight = 0;
+    for (int c : s.inputs) in_flight += chan(c).received_bytes;
+    s.barrier_seen[static_cast<std::size_t>(chan(channel).input_index)] = true;
+    s.barriers_received = 1;
+    s.uc_collecting = s.barriers_received < n;
+    checkpoint_state(id, b, sim_.now(), 0, 0, in_flight);
+    if (!s.uc_collecting) s.checkpoint_pending = false;
+    return;
+  }
+  const auto idx = static_cast<std::size_t>(chan(channel).input_index);
+  if (!s.barrier_seen[idx]) {
+    s.barrier_seen[idx] = true;
+    ++s.barriers_received;
+  }
+  if (s.barriers_received == n) {
+    s.checkpoint_pending = false;
+    s.uc_collecting = false;
+    SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
+    phase.alignment = sim_.now() - s.first_barrier;  // the barriers' spread (R17)
+    if (s.uc_ack_waiting) {
+      s.uc_ack_waiting = false;
+      send_ack(id);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -745,6 +900,13 @@ WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
   if (s.state != ExecutionState::running) return w;
   if (s.acked_checkpoint >= cp) {
     w.kind = WaitState::Kind::acknowledged;
+    return w;
+  }
+  if (s.uc_ack_waiting && s.current_checkpoint == cp) {
+    // Unaligned: snapshot taken, the channel state waits for the remaining barriers.
+    w.kind = WaitState::Kind::aligning;
+    w.channels_aligned = s.barriers_received;
+    w.since = s.first_barrier;
     return w;
   }
   if (s.uploading_checkpoint >= cp) {

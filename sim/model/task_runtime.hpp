@@ -100,6 +100,7 @@ class TaskRuntime final : public core::EventHandler {
   struct Buffer {
     enum class Kind : std::uint8_t { data, barrier, cancel_marker } kind = Kind::data;
     bool aligned = true;           // a barrier that blocks the upstream (exactly-once/savepoint)
+    bool unaligned = false;        // a priority barrier that overtakes data (UC, R10/R11)
     bool savepoint = false;
     bool last_from_source = false; // stop-with-savepoint: the source emits nothing after it
     std::int32_t bytes = 0;
@@ -138,6 +139,8 @@ class TaskRuntime final : public core::EventHandler {
     SimTime started = 0;           // first barrier (or trigger) processed
     Duration alignment = 0;
     std::int64_t processed_bytes = 0;
+    std::int64_t persisted_bytes = 0;   // channel state (unaligned): output + input
+    SimTime sync_end = 0;
   };
   struct Subtask {
     int vertex = 0;
@@ -158,6 +161,9 @@ class TaskRuntime final : public core::EventHandler {
     bool stopped = false;          // a source after a stop-with-savepoint barrier
     SimTime busy_since = 0;
     Buffer processing;
+    core::EventId processing_done;
+    SimTime processing_started = 0;
+    std::optional<Buffer> remainder;  // records of a buffer left when a mail cut in
     std::size_t next_input = 0;
     double fractional_records = 0;
     std::int64_t position = 0;     // sources: records read
@@ -175,6 +181,11 @@ class TaskRuntime final : public core::EventHandler {
     std::int64_t last_checkpoint_taken = -1;
     std::set<std::int64_t> aborted;       // notified aborted before being triggered here
     std::int64_t acked_checkpoint = -1;   // the last checkpoint whose ack left this subtask
+    // Unaligned checkpoint in progress: input channel state is recorded until every channel
+    // delivered its barrier; the acknowledgement waits for that (R11).
+    bool uc_collecting = false;
+    bool uc_ack_waiting = false;          // the sync phase ended before the last barrier
+    int priority_pending = 0;             // unaligned barriers at the head of input channels
     std::int64_t uploading_checkpoint = -1;
   };
   struct PendingAck {
@@ -221,8 +232,8 @@ class TaskRuntime final : public core::EventHandler {
   void write_records(Subtask& s, std::int64_t records);
   void append_to_builder(int channel, std::int64_t records, std::int64_t record_size);
   void finish_builder(int channel);
-  void broadcast_event(Subtask& s, const Buffer& event);
-  void add_to_subpartition(int channel, const Buffer& b);
+  std::int64_t broadcast_event(Subtask& s, const Buffer& event);
+  std::int64_t add_to_subpartition(int channel, const Buffer& b);
   void pump(int channel);
   void recycle(int channel);
   void request_floating(int channel);
@@ -240,8 +251,13 @@ class TaskRuntime final : public core::EventHandler {
   void resume_consumption(int channel);
   void unblock_all_inputs(Subtask& s);
   void checkpoint_state(int id, const Buffer& barrier, SimTime started, Duration alignment,
-                        std::int64_t processed);
+                        std::int64_t processed, std::int64_t persisted_input = 0);
   void finish_sync_phase(int id);
+  void process_unaligned_barrier(int id, int channel, const Buffer& barrier);
+  void send_ack(int id);
+  bool process_priority_event(int id);
+  void start_processing(int id, const Buffer& b);
+  void yield_to_mail(int id);
 
   core::Simulation& sim_;
   const Scenario& scenario_;

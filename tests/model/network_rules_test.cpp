@@ -213,3 +213,61 @@ TEST_CASE("R8 a barrier queued behind data reaches the consumer after the data a
   CHECK(predicted_ms > 100);  // ~20 buffers of 32 KiB at 1 MB/s
   CHECK(start_delay_ms == Approx(predicted_ms).epsilon(0.05));
 }
+
+TEST_CASE("R10/R11 UnalignedCheckpointsTest: an unaligned barrier overtakes the queued data, "
+          "the overtaken and arriving buffers are persisted, and the ack waits for the last "
+          "barrier",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.unaligned = true;
+  Harness h(std::move(s));
+  h.run_for(core::seconds(3));  // back-pressured: full subpartitions and input channels
+  REQUIRE(h.tasks.channel_stats(kSource1, kSink)->backlog >= 10);
+  h.trigger(1);
+  h.run_for(core::milliseconds(5));
+  // Both barriers jumped the queues: the sink snapshotted at once and acknowledged quickly
+  // despite ~20 buffers per channel ahead (an aligned barrier would need seconds, see R8).
+  const auto* sink_ack = h.jm.ack_of(1, 1, 0);
+  REQUIRE(sink_ack != nullptr);
+  CHECK(sink_ack->metrics.unaligned);
+  CHECK(sink_ack->metrics.start_delay < core::milliseconds(5));
+  CHECK(sink_ack->metrics.persisted_bytes >= 10 * 32 * 1024);  // the input channel state
+  const auto* source_ack = h.jm.ack_of(1, 0, 1);
+  REQUIRE(source_ack != nullptr);
+  CHECK(source_ack->metrics.persisted_bytes >= 9 * 32 * 1024);  // the output state it overtook
+  CHECK_FALSE(h.tasks.channel_stats(kSource0, kSink)->blocked);
+}
+
+TEST_CASE("R11 unaligned: a missing barrier keeps the subtask collecting channel state and its "
+          "acknowledgement waits",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.unaligned = true;
+  s.job.vertices[1].cost_per_record = core::microseconds(10);
+  Harness h(std::move(s));
+  h.tasks.add_stall(0, 1, h.sim.now(), core::seconds(1));
+  h.trigger(1);
+  h.run_for(core::milliseconds(500));
+  CHECK(h.jm.ack_of(1, 1, 0) == nullptr);
+  const WaitState w = h.tasks.wait_state({1, 0, 0}, 1);
+  CHECK(w.kind == WaitState::Kind::aligning);
+  CHECK(w.channels_aligned == 1);
+  CHECK_FALSE(h.tasks.channel_stats(kSource0, kSink)->blocked);  // nothing blocks in UC
+  h.run_for(core::seconds(1));
+  const auto* ack = h.jm.ack_of(1, 1, 0);
+  REQUIRE(ack != nullptr);
+  CHECK(ack->metrics.alignment_duration > core::milliseconds(400));  // the barriers' spread
+}
+
+TEST_CASE("savepoints are always aligned, even with unaligned checkpoints enabled "
+          "(CheckpointOptions.forConfig)",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.unaligned = true;
+  s.job.vertices[1].cost_per_record = core::microseconds(10);
+  Harness h(std::move(s));
+  h.tasks.add_stall(0, 1, h.sim.now(), core::seconds(1));
+  h.tasks.trigger_checkpoint(1, h.sim.now(), CheckpointProperties::savepoint(true));
+  h.run_for(core::milliseconds(500));
+  CHECK(h.tasks.channel_stats(kSource0, kSink)->blocked);
+}
