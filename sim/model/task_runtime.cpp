@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <utility>
 
 namespace ckptsim::model {
 
@@ -307,6 +308,11 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   barrier.unaligned = !props.is_savepoint() && exactly_once && cc.unaligned &&
                       cc.aligned_checkpoint_timeout == 0;
   barrier.aligned = !barrier.unaligned && (props.is_savepoint() || exactly_once);
+  // CheckpointOptions.isTimeoutable: aligned, 0 < timeout < Long.MAX (never for savepoints).
+  barrier.timeoutable = !props.is_savepoint() && exactly_once && cc.unaligned &&
+                        cc.aligned_checkpoint_timeout > 0 &&
+                        cc.aligned_checkpoint_timeout < core::kNever;
+  barrier.timeout = cc.aligned_checkpoint_timeout;
   barrier.last_from_source = props.synchronous;
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     if (!is_source(subtasks_[i])) continue;
@@ -484,6 +490,17 @@ void TaskRuntime::pump(int channel) {
       ++consumer.priority_pending;
       yield_to_mail(c.consumer);
     } else {
+      if (head.kind == Buffer::Kind::barrier && head.timeoutable) {
+        // The barrier left the producer's subpartition: its timeoutable output future
+        // completes (PipelinedSubpartition.completeTimeoutableCheckpointBarrier).
+        Subtask& producer = sub(c.producer);
+        if (producer.output_checkpoint == head.checkpoint_id && producer.output_barriers_queued > 0 &&
+            --producer.output_barriers_queued == 0)
+          maybe_send_ack(c.producer);
+        // A remote channel announces it (EventAnnouncement): the consumer's timer starts.
+        if (!c.local && head.checkpoint_id > consumer.current_checkpoint)
+          register_alignment_timer(c.consumer, head);
+      }
       // ChannelStatePersister: data arriving on a channel whose unaligned barrier has not come
       // yet is recorded as input channel state (R11).
       if (head.kind == Buffer::Kind::data && consumer.uc_collecting &&
@@ -581,6 +598,15 @@ void TaskRuntime::progress(int id) {
   if (s.state != ExecutionState::running || s.busy || stalled(s)) return;
   // Mails run between buffers, and while the default action is suspended (back-pressure, no
   // input): a checkpoint trigger at a source.
+  if (s.output_timeout_mail >= 0) {
+    const std::int64_t cp = std::exchange(s.output_timeout_mail, -1);
+    convert_output_barriers(id, cp);
+  }
+  if (s.timed_out_checkpoint >= 0) {
+    const std::int64_t cp = std::exchange(s.timed_out_checkpoint, -1);
+    switch_to_unaligned(id, cp);
+    if (s.busy) return;
+  }
   if (!s.pending_triggers.empty()) {
     const Buffer barrier = s.pending_triggers.front();
     s.pending_triggers.pop_front();
@@ -672,6 +698,17 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
     resume_consumption(channel);
     return;
   }
+  if (b.timeoutable && sim_.now() - b.timestamp > b.timeout) {
+    // ControllerImpl.isTimedOut (passive check): the timeout passed, so this barrier is
+    // processed as an unaligned one (R12/R13).
+    Buffer as_unaligned = b;
+    as_unaligned.unaligned = true;
+    as_unaligned.aligned = false;
+    chan(channel).blocked = false;  // it was handed out as an aligned barrier
+    if (cp == s.current_checkpoint && s.checkpoint_pending) switch_to_unaligned(id, cp);
+    process_unaligned_barrier(id, channel, as_unaligned);
+    return;
+  }
   if (cp > s.current_checkpoint) {
     // checkNewCheckpoint: a newer barrier subsumes the checkpoint being aligned (R3).
     if (s.checkpoint_pending)
@@ -682,7 +719,9 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
     s.barrier_seen.assign(static_cast<std::size_t>(n), false);
     s.barriers_received = 0;
     s.first_barrier = sim_.now();  // markAlignmentStart (R17)
+    s.current_timestamp = b.timestamp;
     s.processed_bytes = 0;
+    if (b.timeoutable) register_alignment_timer(id, b);
   }
   const auto idx = static_cast<std::size_t>(chan(channel).input_index);
   if (!s.barrier_seen[idx]) {
@@ -741,6 +780,18 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
     wake(id);
     return;
   }
+  std::size_t outputs = 0;
+  for (const OutputGroup& g : s.outputs) outputs += g.channels.size();
+  if (barrier.timeoutable && !barrier.unaligned && outputs > 0) {
+    // The acknowledgement waits until the barrier left every subpartition, or its timeout
+    // converts it (SubtaskCheckpointCoordinatorImpl.registerAlignmentTimer, R14).
+    s.output_checkpoint = cp;
+    s.output_barriers_queued = static_cast<int>(outputs);
+    s.ack_waits_for_output = true;
+    timers_.push_back({arg(id), cp});
+    sim_.schedule_in(std::max<Duration>(0, barrier.timeout - (sim_.now() - barrier.timestamp)),
+                     this, kOutputTimer, timers_.size() - 1);
+  }
   const std::int64_t persisted_output = broadcast_event(s, barrier);  // before the sync (R2)
   sync_phases_[static_cast<std::size_t>(id)] =
       SyncPhase{barrier, started, alignment, processed, persisted_input + persisted_output};
@@ -753,15 +804,102 @@ void TaskRuntime::finish_sync_phase(int id) {
   Subtask& s = sub(id);
   s.busy = false;
   sync_phases_[static_cast<std::size_t>(id)].sync_end = sim_.now();
-  unblock_all_inputs(s);  // resumeConsumption after the sync part (R2)
+  // resumeConsumption after the sync part (R2); a checkpoint that switched to unaligned keeps
+  // its channels blocked until every barrier arrived (AlternatingCollectingBarriersUnaligned).
+  if (!s.uc_collecting) unblock_all_inputs(s);
   s.uploading_checkpoint =
       std::max(s.uploading_checkpoint, sync_phases_[static_cast<std::size_t>(id)].barrier.checkpoint_id);
   // Unaligned: the input channel state is complete only once every barrier arrived (R11).
-  if (s.uc_collecting)
-    s.uc_ack_waiting = true;
-  else
-    send_ack(id);
+  s.uc_ack_waiting = true;
+  maybe_send_ack(id);
   wake(id);
+}
+
+void TaskRuntime::maybe_send_ack(int id) {
+  Subtask& s = sub(id);
+  if (!s.uc_ack_waiting || s.uc_collecting) return;
+  if (s.ack_waits_for_output && s.output_barriers_queued > 0) return;
+  s.uc_ack_waiting = false;
+  s.ack_waits_for_output = false;
+  send_ack(id);
+}
+
+void TaskRuntime::register_alignment_timer(int id, const Buffer& barrier) {
+  // SingleCheckpointBarrierHandler.registerAlignmentTimer: one timer per task and checkpoint,
+  // measured from the trigger timestamp (BarrierAlignmentUtil.getTimerDelay).
+  Subtask& s = sub(id);
+  if (s.timer_checkpoint >= barrier.checkpoint_id) return;
+  s.timer_checkpoint = barrier.checkpoint_id;
+  timers_.push_back({arg(id), barrier.checkpoint_id});
+  sim_.schedule_in(std::max<Duration>(0, barrier.timeout - (sim_.now() - barrier.timestamp)), this,
+                   kAlignmentTimer, timers_.size() - 1);
+}
+
+void TaskRuntime::switch_to_unaligned(int id, std::int64_t cp) {
+  // alignedCheckpointTimeout: announced barriers are prioritized; if alignment of `cp` is under
+  // way the checkpoint is triggered unaligned now, with the data not yet behind a barrier as
+  // input channel state (R12); otherwise the first barrier will trigger it unaligned (R13).
+  Subtask& s = sub(id);
+  for (int c : s.inputs) {
+    Channel& ch = chan(c);
+    if (s.checkpoint_pending && s.current_checkpoint == cp &&
+        s.barrier_seen[static_cast<std::size_t>(ch.input_index)])
+      continue;
+    for (auto it = ch.received.begin(); it != ch.received.end(); ++it) {
+      if (it->kind == Buffer::Kind::barrier && it->checkpoint_id == cp) {
+        Buffer b = *it;
+        b.unaligned = true;
+        b.aligned = false;
+        ch.received.erase(it);
+        ch.received.push_front(b);
+        ch.blocked = false;
+        ++s.priority_pending;
+        break;
+      }
+    }
+  }
+  if (!(s.checkpoint_pending && s.current_checkpoint == cp) || s.uc_collecting) return;
+  std::int64_t in_flight = 0;
+  for (int c : s.inputs)
+    if (!s.barrier_seen[static_cast<std::size_t>(chan(c).input_index)])
+      in_flight += chan(c).received_bytes;
+  s.uc_collecting = true;
+  Buffer barrier;
+  barrier.kind = Buffer::Kind::barrier;
+  barrier.checkpoint_id = cp;
+  barrier.unaligned = true;
+  barrier.aligned = false;
+  barrier.timestamp = s.current_timestamp;
+  checkpoint_state(id, barrier, s.first_barrier, 0, s.processed_bytes, in_flight);
+}
+
+void TaskRuntime::convert_output_barriers(int id, std::int64_t cp) {
+  // PipelinedSubpartition.alignedBarrierTimeout: a barrier still queued becomes a priority
+  // unaligned barrier; the data it skips becomes output channel state (R14).
+  Subtask& s = sub(id);
+  if (s.output_checkpoint != cp) return;
+  std::int64_t persisted = 0;
+  for (const OutputGroup& g : s.outputs)
+    for (int c : g.channels) {
+      Channel& ch = chan(c);
+      for (auto it = ch.subpartition.begin(); it != ch.subpartition.end(); ++it) {
+        if (it->kind != Buffer::Kind::barrier || it->checkpoint_id != cp) {
+          if (it->kind == Buffer::Kind::data) persisted += it->bytes;
+          continue;
+        }
+        Buffer b = *it;
+        ch.subpartition.erase(it);
+        b.unaligned = true;
+        b.aligned = false;
+        b.timeoutable = false;
+        ch.subpartition.push_front(b);
+        if (s.output_barriers_queued > 0) --s.output_barriers_queued;
+        pump(c);
+        break;
+      }
+    }
+  sync_phases_[static_cast<std::size_t>(id)].persisted_bytes += persisted;
+  maybe_send_ack(id);
 }
 
 void TaskRuntime::send_ack(int id) {
@@ -860,6 +998,7 @@ void TaskRuntime::process_unaligned_barrier(int id, int channel, const Buffer& b
     s.barrier_seen.assign(static_cast<std::size_t>(n), false);
     s.barriers_received = 0;
     s.first_barrier = sim_.now();
+    s.current_timestamp = b.timestamp;
     s.processed_bytes = 0;
     // The first barrier triggers the checkpoint at once; every data buffer already received
     // (the overtaken ones included) is input channel state.
@@ -882,10 +1021,8 @@ void TaskRuntime::process_unaligned_barrier(int id, int channel, const Buffer& b
     s.uc_collecting = false;
     SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
     phase.alignment = sim_.now() - s.first_barrier;  // the barriers' spread (R17)
-    if (s.uc_ack_waiting) {
-      s.uc_ack_waiting = false;
-      send_ack(id);
-    }
+    unblock_all_inputs(s);  // channels still blocked from the aligned phase, if it switched
+    maybe_send_ack(id);
   }
 }
 
@@ -1035,6 +1172,25 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       // (R5); a checkpoint not yet taken here is remembered and becomes a cancel marker.
       if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
       observer_.task_notified(sim_.now(), {s.vertex, s.index, s.attempt}, rpc.id, rpc.complete);
+      return;
+    }
+    case kAlignmentTimer:
+    case kOutputTimer: {
+      // Timers fire as mails: they wait for the task thread (after the record in progress).
+      const auto [sa, cp] = timers_[a];
+      if (!current(sa)) return;
+      const int id = subtask_of(sa);
+      Subtask& s = sub(id);
+      if (kind == kAlignmentTimer) {
+        const bool aligning = s.checkpoint_pending && s.current_checkpoint == cp && !s.uc_collecting;
+        if (!aligning && s.current_checkpoint >= cp) return;  // done or already unaligned
+        s.timed_out_checkpoint = cp;
+      } else {
+        if (s.output_checkpoint != cp || s.output_barriers_queued == 0) return;
+        s.output_timeout_mail = cp;
+      }
+      yield_to_mail(id);
+      wake(id);
       return;
     }
     case kStallEnds: {

@@ -94,13 +94,15 @@ class TaskRuntime final : public core::EventHandler {
  private:
   enum Event : std::uint32_t {
     kSourceEmit, kProcessDone, kTriggerArrives, kSyncDone, kAckArrives, kStallEnds,
-    kStateTransition, kNotifyArrives, kWake, kFlush,
+    kStateTransition, kNotifyArrives, kWake, kFlush, kAlignmentTimer, kOutputTimer,
   };
   // A network buffer or an event in a subpartition / input channel queue.
   struct Buffer {
     enum class Kind : std::uint8_t { data, barrier, cancel_marker } kind = Kind::data;
     bool aligned = true;           // a barrier that blocks the upstream (exactly-once/savepoint)
     bool unaligned = false;        // a priority barrier that overtakes data (UC, R10/R11)
+    bool timeoutable = false;      // aligned, switching to unaligned after `timeout` (R12-R14)
+    Duration timeout = 0;          // execution.checkpointing.aligned-checkpoint-timeout
     bool savepoint = false;
     bool last_from_source = false; // stop-with-savepoint: the source emits nothing after it
     std::int32_t bytes = 0;
@@ -184,8 +186,18 @@ class TaskRuntime final : public core::EventHandler {
     // Unaligned checkpoint in progress: input channel state is recorded until every channel
     // delivered its barrier; the acknowledgement waits for that (R11).
     bool uc_collecting = false;
-    bool uc_ack_waiting = false;          // the sync phase ended before the last barrier
+    bool uc_ack_waiting = false;          // sync phase over, the acknowledgement not yet sent
+    SimTime current_timestamp = 0;        // trigger timestamp of current_checkpoint
     int priority_pending = 0;             // unaligned barriers at the head of input channels
+    // Aligned checkpoints with timeout: the input-side timer (one per task and checkpoint) and
+    // the output side: barriers of `output_checkpoint` still queued in this task's
+    // subpartitions (the acknowledgement waits for them to leave, or for their timeout).
+    std::int64_t timer_checkpoint = -1;
+    std::int64_t timed_out_checkpoint = -1;   // mail pending: switch this checkpoint to UC
+    std::int64_t output_checkpoint = -1;
+    int output_barriers_queued = 0;
+    std::int64_t output_timeout_mail = -1;    // mail pending: convert queued output barriers
+    bool ack_waits_for_output = false;
     std::int64_t uploading_checkpoint = -1;
   };
   struct PendingAck {
@@ -257,6 +269,10 @@ class TaskRuntime final : public core::EventHandler {
   void send_ack(int id);
   bool process_priority_event(int id);
   void start_processing(int id, const Buffer& b);
+  void register_alignment_timer(int id, const Buffer& barrier);
+  void switch_to_unaligned(int id, std::int64_t checkpoint);
+  void convert_output_barriers(int id, std::int64_t checkpoint);
+  void maybe_send_ack(int id);
   void yield_to_mail(int id);
 
   core::Simulation& sim_;
@@ -272,6 +288,7 @@ class TaskRuntime final : public core::EventHandler {
   std::vector<TriggerRpc> trigger_rpcs_;
   std::vector<NotifyRpc> notify_rpcs_;
   std::vector<SyncPhase> sync_phases_;  // per subtask
+  std::vector<std::pair<std::uint64_t, std::int64_t>> timers_;  // (subtask arg, checkpoint)
   std::uint32_t generation_ = 0;
   int running_ = 0;
   std::uint64_t buffers_transferred_ = 0;

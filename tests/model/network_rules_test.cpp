@@ -271,3 +271,58 @@ TEST_CASE("savepoints are always aligned, even with unaligned checkpoints enable
   h.run_for(core::milliseconds(500));
   CHECK(h.tasks.channel_stats(kSource0, kSink)->blocked);
 }
+
+namespace {
+Harness& backpressured(Harness& h) {
+  h.run_for(core::seconds(3));
+  REQUIRE(h.tasks.channel_stats(kSource1, kSink)->backlog >= 10);
+  return h;
+}
+}  // namespace
+
+TEST_CASE("R12/R14 AlternatingCheckpointsTest.testTimeoutAlignment / testSwitchToUnalignedByUpstream"
+          ": an aligned barrier still queued at trigger + aligned-checkpoint-timeout switches to "
+          "unaligned, on the input side and in the upstream's subpartition",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.unaligned = true;
+  s.flink.checkpointing.aligned_checkpoint_timeout = core::milliseconds(100);
+  Harness h(std::move(s));
+  backpressured(h);
+  const SimTime t0 = h.sim.now();
+  h.trigger(1);
+  h.run_for(core::milliseconds(50));
+  // Before the timeout the checkpoint is aligned: the barriers wait behind data, and the
+  // sources' acknowledgements wait for their barriers to leave the subpartitions.
+  CHECK(h.jm.ack_of(1, 1, 0) == nullptr);
+  CHECK(h.jm.ack_of(1, 0, 1) == nullptr);
+  h.run_for(core::seconds(1));
+  const auto* sink = h.jm.ack_of(1, 1, 0);
+  REQUIRE(sink != nullptr);
+  CHECK(sink->metrics.unaligned);
+  CHECK(sink->metrics.persisted_bytes > 0);
+  CHECK(sink->at - t0 >= core::milliseconds(100));
+  CHECK(sink->at - t0 < core::milliseconds(300));  // an aligned barrier needs seconds (R8)
+  const auto* source = h.jm.ack_of(1, 0, 1);
+  REQUIRE(source != nullptr);
+  CHECK(source->at - t0 >= core::milliseconds(100));
+  CHECK(source->metrics.persisted_bytes > 0);  // the buffers its converted barrier skipped
+}
+
+TEST_CASE("R15 AlternatingCheckpointsTest.testAlignedNeverTimeoutableCheckpoint: a timeout "
+          "longer than the alignment keeps the checkpoint aligned",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.unaligned = true;
+  s.flink.checkpointing.aligned_checkpoint_timeout = core::minutes(10);
+  Harness h(std::move(s));
+  backpressured(h);
+  const SimTime t0 = h.sim.now();
+  h.trigger(1);
+  h.run_for(core::seconds(10));
+  const auto* sink = h.jm.ack_of(1, 1, 0);
+  REQUIRE(sink != nullptr);
+  CHECK_FALSE(sink->metrics.unaligned);
+  CHECK(sink->metrics.persisted_bytes == 0);
+  CHECK(sink->at - t0 > core::milliseconds(500));
+}
