@@ -29,7 +29,7 @@ run: build
 
 test: build
 	./$(BUILD_DIR)/bin/ckptsim_tests
-	for f in scenarios/examples/*.yaml; do ./$(BUILD_DIR)/bin/ckptsim validate $$f || exit 1; done
+	./$(BUILD_DIR)/bin/ckptsim test scenarios
 
 bench: build
 	./$(BUILD_DIR)/bin/ckptsim_bench

@@ -1,4 +1,5 @@
-// The ckptsim executable: run, validate. Parses the command line (CLI11), loads the scenario,
+// The ckptsim executable: run and validate here, the other subcommands in <name>_command.cpp
+// (commands.hpp). Parses the command line (CLI11), loads the scenario,
 // runs it, prints the story and writes the outputs. Exit codes: 0 ok, 1 I/O or usage error,
 // 2 the scenario has errors.
 #include <CLI/CLI.hpp>
@@ -6,6 +7,7 @@
 #include <iostream>
 
 #include "analysis/story.hpp"
+#include "sim/cli/commands.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -60,7 +62,11 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("SCENARIO", validate_path, "Scenario file (YAML)")->required();
   validate_cmd->add_option("--set", validate_sets, "Override a value: KEY=VALUE")->take_all();
 
+  const std::vector<ckptsim::cli::Command> commands = {ckptsim::cli::add_test_command(app)};
+
   CLI11_PARSE(app, argc, argv);
+  for (const ckptsim::cli::Command& command : commands)
+    if (*command.app) return command.run();
 
   if (*validate_cmd) {
     const LoadResult loaded = load(validate_path, validate_sets);

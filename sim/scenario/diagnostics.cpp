@@ -72,6 +72,11 @@ int Context::line_length(int source, int line) const {
   return static_cast<int>(lines[static_cast<std::size_t>(line) - 1].size());
 }
 
+std::string Context::source_name(int source) const {
+  if (source < 0 || static_cast<std::size_t>(source) >= sources_.size()) return {};
+  return sources_[static_cast<std::size_t>(source)].name;
+}
+
 void Context::error(const Loc& loc, std::string message, std::string hint) {
   if (loc.source < 0 || static_cast<std::size_t>(loc.source) >= sources_.size()) {
     error_without_location("?", std::move(message), std::move(hint));

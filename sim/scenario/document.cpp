@@ -33,6 +33,8 @@ std::string yaml_error_hint(const std::string& message) {
       {"bad indentation of a mapping entry", "check the indentation: keys of one map must line up"},
       {"end of string not found", "a quote is not closed"},
       {"unknown escape character", "in double quotes, write a backslash as '\\\\'"},
+      {"unexpected character in block scalar",
+       "a value that starts with '>' or '|' must be quoted, e.g. '\">= 5\"'"},
   };
   for (const auto& [symptom, hint] : kHints)
     if (message.find(symptom) != std::string::npos) return hint;

@@ -61,6 +61,8 @@ class Context {
   bool has_errors() const { return !pending_.empty(); }
   std::size_t error_count() const { return pending_.size(); }
   int line_length(int source, int line) const;
+  // The file name (or "--set") of a source, "" for an unknown one.
+  std::string source_name(int source) const;
   // Every diagnostic so far, ordered by source (in the order they were added), line, column.
   std::vector<Diagnostic> take_diagnostics();
 
@@ -165,6 +167,11 @@ std::optional<T> read_enum(Context& ctx, const Node& node, std::string_view what
   if (!index) return std::nullopt;
   return choices[*index].second;
 }
+
+// ---- expect.cpp
+
+// Reads the `expect:` list (each item one expectation, see docs/scenario-format.md).
+void read_expectations(Context& ctx, const Node& list, Expectations& out);
 
 // ---- flink_options.cpp
 

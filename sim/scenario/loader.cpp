@@ -616,7 +616,7 @@ void read_timeline(Context& ctx, const Entry& entry, const model::JobSpec& job,
 
 // ---- the whole scenario
 
-model::Scenario read_scenario(Context& ctx, const Node& root) {
+model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expectations) {
   model::Scenario scenario;
   std::optional<int> default_parallelism;
   const Entry* flink = nullptr;
@@ -662,7 +662,8 @@ model::Scenario read_scenario(Context& ctx, const Node& root) {
     } else if (e.key == "timeline") {
       timeline = &e;
     } else if (e.key == "expect") {
-      // Kept for the expectations checker (a later version); accepted unread.
+      expectations.present = true;
+      detail::read_expectations(ctx, e.value, expectations);
     } else {
       unknown_key(ctx, e, "scenario", keys);
     }
@@ -696,9 +697,13 @@ LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
     std::optional<Node> root = detail::read_document(ctx, yaml_text, file_name);
     if (root) {
       for (const std::string& o : overrides) detail::apply_override(ctx, *root, o);
-      model::Scenario scenario = read_scenario(ctx, *root);
+      Expectations expectations;
+      model::Scenario scenario = read_scenario(ctx, *root, expectations);
       scenario.file = file_name;
-      if (!ctx.has_errors()) result.scenario = std::move(scenario);
+      if (!ctx.has_errors()) {
+        result.scenario = std::move(scenario);
+        result.expectations = std::move(expectations);
+      }
     }
   } catch (const std::exception& e) {
     // Nothing here should throw; if it does, a message beats a crash.

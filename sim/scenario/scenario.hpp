@@ -11,6 +11,7 @@
 
 #include "sim/core/time.hpp"
 #include "sim/model/config.hpp"
+#include "sim/scenario/expectations.hpp"
 
 namespace ckptsim::scenario {
 
@@ -28,6 +29,7 @@ struct Diagnostic {
 struct LoadResult {
   std::optional<model::Scenario> scenario;  // set only when there is no diagnostic
   std::vector<Diagnostic> diagnostics;      // every error found, in file order
+  Expectations expectations;                // the `expect:` section (what `ckptsim test` checks)
   bool ok() const { return scenario.has_value() && diagnostics.empty(); }
 };
 

@@ -1,0 +1,18 @@
+// The ckptsim subcommands that live in files of their own (<name>_command.cpp). Each adds its
+// subcommand to the application and returns how to run it once the command line is parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace ckptsim::cli {
+
+struct Command {
+  CLI::App* app = nullptr;   // the subcommand: `*app` is true when the user chose it
+  std::function<int()> run;  // runs it; returns the exit code
+};
+
+// ckptsim test [PATH...] [--junit FILE] [--threads N]
+Command add_test_command(CLI::App& app);
+
+}  // namespace ckptsim::cli
