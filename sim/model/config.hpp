@@ -164,6 +164,9 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::int64_t start_epoch_ms = 1720614600000;  // 2024-07-10 12:30:00 UTC
   Duration duration = core::kHour;
+  // Period of the per-subtask time series (busy/idle/back-pressured time, queues, throughput);
+  // 0 = none (sweeps turn it off).
+  Duration sample_period = core::kSecond;
   FlinkConfig flink;
   ClusterSpec cluster;
   JobSpec job;

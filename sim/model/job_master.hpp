@@ -35,6 +35,7 @@ class JobMaster final : public core::EventHandler,
   int restarts() const { return restarts_; }
   std::int64_t replayed_records() const { return replayed_; }
   const TaskRuntime& tasks() const { return tasks_; }
+  void flush_samples() { tasks_.flush_samples(); }
   CheckpointCoordinator* coordinator() { return coordinator_.get(); }
 
   // CheckpointCoordinatorGateway

@@ -65,6 +65,20 @@ struct WaitState {
   bool back_pressured = false;      // the subtask's own output is full: it drains nothing
 };
 
+// One sample period of one subtask, from its thread's state transitions (TaskIOMetricGroup's
+// busy / idle / back-pressured time) plus its queues at the end of the period.
+struct TaskSample {
+  SimTime start = 0;
+  Duration period = 0;            // time covered: the sample period, less in a first window
+  Duration busy = 0;             // processing, snapshotting, or blocked in a user call
+  Duration back_pressured = 0;   // soft back-pressure: output unavailable
+  Duration idle = 0;             // no input (or, a source, nothing to read yet)
+  int input_buffers = 0;         // buffers and events queued in its input channels
+  int output_buffers = 0;        // data buffers queued in its subpartitions
+  std::int64_t records_in = 0;   // records consumed in the period (sources: read)
+  std::int64_t records_out = 0;  // records written in the period
+};
+
 class Observer {
  public:
   virtual ~Observer() = default;
@@ -112,6 +126,8 @@ class Observer {
   virtual void global_failure(SimTime, const std::string& /*exception_class*/,
                               const std::string& /*message*/, int /*tasks_to_restart*/) {}
   virtual void restart_suppressed(SimTime, const std::string& /*strategy*/) {}
+  // A sample period of a subtask ended (only while it is RUNNING).
+  virtual void task_sample(SimTime, TaskRef, const TaskSample&) {}
   // notifyCheckpointComplete / notifyCheckpointAborted ran in a task's mailbox.
   virtual void task_notified(SimTime, TaskRef, std::int64_t /*id*/, bool /*complete*/) {}
 };

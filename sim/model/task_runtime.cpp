@@ -166,6 +166,55 @@ bool TaskRuntime::back_pressured(TaskRef t) const {
   return sub(vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask).waiting_output;
 }
 
+void TaskRuntime::account(Subtask& s) {
+  // Adds the time since the last transition to the current thread state, closing the sample
+  // periods it crosses; queue lengths are those held until now (nothing changed them since the
+  // last call, which every mutation of the subtask's queues makes first).
+  const Duration period = scenario_.sample_period;
+  const SimTime now = sim_.now();
+  if (period <= 0 || s.state != ExecutionState::running) {
+    s.accounted_until = now;
+    return;
+  }
+  while (s.accounted_until < now) {
+    const SimTime sample_end = s.sample_start + period;
+    const SimTime until = std::min(now, sample_end);
+    const Duration d = until - s.accounted_until;
+    switch (s.thread_state) {
+      case ThreadState::busy: s.sample.busy += d; break;
+      case ThreadState::back_pressured: s.sample.back_pressured += d; break;
+      case ThreadState::idle: s.sample.idle += d; break;
+    }
+    s.accounted_until = until;
+    if (until == sample_end) {
+      s.sample.start = s.sample_start;
+      // The time the subtask ran in this window (less than the period in its first window).
+      s.sample.period = s.sample.busy + s.sample.back_pressured + s.sample.idle;
+      s.sample.input_buffers = 0;
+      for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(chan(c).received.size());
+      s.sample.output_buffers = s.partition_buffers;
+      observer_.task_sample(sample_end, {s.vertex, s.index, s.attempt}, s.sample);
+      s.sample = TaskSample{};
+      s.sample_start = sample_end;
+    }
+  }
+}
+
+void TaskRuntime::update_thread_state(Subtask& s) {
+  account(s);
+  // A thread inside a user call that does not return counts as busy, like any user code.
+  if (s.busy || stalled(s))
+    s.thread_state = ThreadState::busy;
+  else if (s.waiting_output)
+    s.thread_state = ThreadState::back_pressured;
+  else
+    s.thread_state = ThreadState::idle;
+}
+
+void TaskRuntime::flush_samples() {
+  for (Subtask& s : subtasks_) account(s);
+}
+
 bool TaskRuntime::stalled(const Subtask& s) const {
   const SimTime now = sim_.now();
   for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
@@ -176,6 +225,7 @@ bool TaskRuntime::stalled(const Subtask& s) const {
 void TaskRuntime::set_state(Subtask& s, ExecutionState to) {
   const ExecutionState from = s.state;
   if (from == to) return;
+  if (from == ExecutionState::running) account(s);  // close the time series up to now
   s.state = to;
   observer_.task_state_changed(sim_.now(), {s.vertex, s.index, s.attempt}, from, to);
 }
@@ -251,6 +301,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
 }
 
 void TaskRuntime::cancel() {
+  flush_samples();  // the time series up to now sees the queues before they are dropped
   ++generation_;
   clear_network();
   running_ = 0;
@@ -272,6 +323,7 @@ void TaskRuntime::cancel() {
 }
 
 void TaskRuntime::finish() {
+  flush_samples();
   ++generation_;
   for (Subtask& s : subtasks_) {
     if (s.state == ExecutionState::running) set_state(s, ExecutionState::finished);
@@ -288,6 +340,8 @@ void TaskRuntime::add_stall(int v, std::optional<int> subtask, SimTime from,
   st.until = length ? from + *length : core::kNever;
   st.subtask = subtask;
   stalls_[static_cast<std::size_t>(v)].push_back(st);
+  // The thread becomes busy in the call when the stall begins and free again when it ends.
+  sim_.schedule_at(from, this, kStallEnds, static_cast<std::uint64_t>(v));
   if (st.until < core::kNever)
     sim_.schedule_at(st.until, this, kStallEnds, static_cast<std::uint64_t>(v));
 }
@@ -352,6 +406,7 @@ bool TaskRuntime::output_available(const Subtask& s) const {
 
 void TaskRuntime::write_records(Subtask& s, std::int64_t records) {
   if (records <= 0) return;
+  s.sample.records_out += records;
   const std::int64_t record_size = std::max<std::int64_t>(1, vertex(s).record_size);
   for (OutputGroup& g : s.outputs) {
     const auto n = static_cast<std::int64_t>(g.channels.size());
@@ -470,6 +525,8 @@ void TaskRuntime::request_floating(int channel) {
 
 void TaskRuntime::pump(int channel) {
   Channel& c = chan(channel);
+  account(sub(c.producer));
+  account(sub(c.consumer));
   bool moved = false;
   while (!c.blocked && !c.subpartition.empty()) {
     Buffer& head = c.subpartition.front();
@@ -581,21 +638,31 @@ void TaskRuntime::emit_source_records(int id) {
     // A FLIP-27 source reads nothing while its output is unavailable; its mails (checkpoint
     // triggers) still run (SourceOperatorStreamTask, R6).
     s.waiting_output = true;
+    update_thread_state(s);
     return;
   }
+  update_thread_state(s);
   const VertexSpec& v = vertex(s);
   const double elapsed = static_cast<double>(sim_.now() - s.busy_since) / 1e9;
   s.fractional_records += v.records_per_second * elapsed;
   const auto records = static_cast<std::int64_t>(std::floor(s.fractional_records));
   s.fractional_records -= static_cast<double>(records);
   s.position += records;
+  s.sample.records_in += records;
   write_records(s, records);
   schedule_emission(s, id);
 }
 
 void TaskRuntime::progress(int id) {
   Subtask& s = sub(id);
-  if (s.state != ExecutionState::running || s.busy || stalled(s)) return;
+  if (s.state != ExecutionState::running) return;
+  account(s);
+  struct Update {  // whatever path returns, the thread state is re-derived afterwards
+    TaskRuntime* self;
+    Subtask& s;
+    ~Update() { self->update_thread_state(s); }
+  } update{this, s};
+  if (s.busy || stalled(s)) return;
   // Mails run between buffers, and while the default action is suspended (back-pressure, no
   // input): a checkpoint trigger at a source.
   if (s.output_timeout_mail >= 0) {
@@ -650,6 +717,7 @@ void TaskRuntime::progress(int id) {
         ch.received_bytes -= b.bytes;
         ch.drained_bytes += b.bytes;
         s.records_in += b.records;
+        s.sample.records_in += b.records;
         if (s.checkpoint_pending) s.processed_bytes += b.bytes;  // processed during alignment
         recycle(c);
         start_processing(id, b);
@@ -1207,6 +1275,10 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
         set_state(s, to);
       } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
         set_state(s, to);
+        s.accounted_until = sim_.now();
+        // Sample periods are aligned to the run's clock so rows of all subtasks line up.
+        if (scenario_.sample_period > 0)
+          s.sample_start = sim_.now() - sim_.now() % scenario_.sample_period;
         wake(id);
         if (++running_ == num_subtasks()) listener_.all_tasks_running();
       } else if (to == ExecutionState::canceled && s.state == ExecutionState::canceling) {

@@ -88,6 +88,8 @@ class TaskRuntime final : public core::EventHandler {
   std::uint64_t buffers_transferred() const { return buffers_transferred_; }
   std::int64_t records_received_by_sinks() const;
   std::int64_t records_in_flight() const;
+  // Closes every subtask's time accounting up to now (the end of a run).
+  void flush_samples();
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
@@ -144,6 +146,7 @@ class TaskRuntime final : public core::EventHandler {
     std::int64_t persisted_bytes = 0;   // channel state (unaligned): output + input
     SimTime sync_end = 0;
   };
+  enum class ThreadState : std::uint8_t { idle, busy, back_pressured };
   struct Subtask {
     int vertex = 0;
     int index = 0;
@@ -182,6 +185,11 @@ class TaskRuntime final : public core::EventHandler {
     std::map<std::int64_t, int> tracker;  // at-least-once: id -> distinct channels seen
     std::int64_t last_checkpoint_taken = -1;
     std::set<std::int64_t> aborted;       // notified aborted before being triggered here
+    // Time accounting on thread-state transitions (TimerGauge semantics).
+    ThreadState thread_state = ThreadState::idle;
+    SimTime accounted_until = 0;
+    SimTime sample_start = 0;
+    TaskSample sample;
     std::int64_t acked_checkpoint = -1;   // the last checkpoint whose ack left this subtask
     // Unaligned checkpoint in progress: input channel state is recorded until every channel
     // delivered its barrier; the acknowledgement waits for that (R11).
@@ -273,6 +281,8 @@ class TaskRuntime final : public core::EventHandler {
   void switch_to_unaligned(int id, std::int64_t checkpoint);
   void convert_output_barriers(int id, std::int64_t checkpoint);
   void maybe_send_ack(int id);
+  void account(Subtask& s);
+  void update_thread_state(Subtask& s);
   void yield_to_mail(int id);
 
   core::Simulation& sim_;

@@ -335,6 +335,10 @@ void Recorder::global_failure(SimTime t, const std::string& exception_class,
       {exception_class + ": " + message});
 }
 
+void Recorder::task_sample(SimTime t, model::TaskRef task, const model::TaskSample& sample) {
+  result_.timeseries.push_back({t, task.vertex, task.subtask, sample});
+}
+
 void Recorder::restart_suppressed(SimTime, const std::string& strategy) {
   suppressed_by_ = strategy;
 }

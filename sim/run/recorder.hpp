@@ -46,6 +46,7 @@ class Recorder final : public model::Observer {
   void global_failure(SimTime, const std::string& exception_class, const std::string& message,
                       int tasks) override;
   void restart_suppressed(SimTime, const std::string& strategy) override;
+  void task_sample(SimTime, model::TaskRef, const model::TaskSample&) override;
 
  private:
   void log(SimTime t, LogLevel level, const char* logger, std::string message,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/model/config.hpp"
+#include "sim/model/observer.hpp"
 #include "sim/model/types.hpp"
 
 namespace ckptsim::run {
@@ -82,6 +83,15 @@ struct CheckpointRecord {
   std::vector<WaitRecord> waits;       // expired checkpoints: why each late subtask waited
 };
 
+// One sample period of one subtask (timeseries.csv): Flink's busy / back-pressured / idle time
+// and the subtask's queues and throughput.
+struct TaskSampleRow {
+  SimTime end = 0;
+  int vertex = 0;
+  int subtask = 0;
+  model::TaskSample sample;
+};
+
 struct JobStatusChange {
   SimTime time = 0;
   model::JobStatus from = model::JobStatus::created;
@@ -125,6 +135,7 @@ struct RunResult {
   int restarts = 0;                      // restarts that actually happened
   std::int64_t replayed_records = 0;
   std::vector<LogRecord> log;
+  std::vector<TaskSampleRow> timeseries;  // ordered by (end, vertex, subtask)
   std::uint64_t events_executed = 0;
 };
 

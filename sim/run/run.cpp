@@ -2,6 +2,9 @@
 // returns what the Recorder collected.
 #include "sim/run/run.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 #include "sim/core/simulation.hpp"
 #include "sim/model/job_master.hpp"
 #include "sim/run/recorder.hpp"
@@ -21,7 +24,14 @@ RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
   model::JobMaster job(sim, scenario, job_id, recorder);
   job.start();
   sim.run_until(scenario.duration);
+  job.flush_samples();
   RunResult result = std::move(recorder.result());
+  // Subtasks close their sample periods lazily, so rows arrive out of order.
+  std::stable_sort(result.timeseries.begin(), result.timeseries.end(),
+                   [](const TaskSampleRow& a, const TaskSampleRow& b) {
+                     return std::tie(a.end, a.vertex, a.subtask) <
+                            std::tie(b.end, b.vertex, b.subtask);
+                   });
   result.end_time = sim.now();
   result.final_status = job.status();
   result.final_task_states = job.tasks().states();

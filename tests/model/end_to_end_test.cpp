@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "sim/run/run.hpp"
 #include "sim/run/writers/writers.hpp"
@@ -382,4 +383,54 @@ TEST_CASE("why it waited: the expired checkpoint names the stalled sink and the 
   REQUIRE(summary["diagnosis"].size() >= 1);
   CHECK(summary["diagnosis"][0]["checkpoint"] == expired->id);
   CHECK(summary["diagnosis"][0]["unacknowledged"].size() == 4);
+}
+
+TEST_CASE("time series: busy + back-pressured + idle make 1000 ms per second; a stalled sink is "
+          "busy and its upstreams back-pressured (TaskIOMetricGroup, R18)",
+          "[e2e][timeseries]") {
+  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml", {"duration=15 min"});
+  REQUIRE(!r.timeseries.empty());
+  int checked = 0;
+  for (const run::TaskSampleRow& row : r.timeseries) {
+    const model::TaskSample& s = row.sample;
+    CHECK(s.busy + s.back_pressured + s.idle == s.period);
+    if (row.end == core::minutes(12)) {
+      ++checked;
+      if (row.vertex == 2) CHECK(s.busy == s.period);           // the stalled sink
+      if (row.vertex == 0) CHECK(s.back_pressured == s.period);  // sources
+      if (row.vertex == 1) CHECK(s.back_pressured == s.period);  // Enrich
+      CHECK(s.records_in == 0);
+    }
+  }
+  CHECK(checked == 6);
+  // Rows are ordered by (end, vertex, subtask).
+  for (std::size_t i = 1; i < r.timeseries.size(); ++i)
+    CHECK(std::tie(r.timeseries[i - 1].end, r.timeseries[i - 1].vertex,
+                   r.timeseries[i - 1].subtask) <
+          std::tie(r.timeseries[i].end, r.timeseries[i].vertex, r.timeseries[i].subtask));
+}
+
+TEST_CASE("time series: an unsaturated sink is busy for utilization = arrival rate x cost",
+          "[e2e][timeseries]") {
+  const run::RunResult r = run_text(R"(
+name: utilization
+duration: 2 min
+flink: { execution.checkpointing.interval: 1 min }
+job:
+  vertices:
+    - { name: Source, parallelism: 2, rate: 10000 records/s }
+    - { name: Sink, input: { from: Source, ship: rebalance }, cost: 30 us/record }
+)");
+  // 20,000 records/s x 30 us = 600 ms busy per second.
+  double busy = 0, records = 0;
+  int n = 0;
+  for (const run::TaskSampleRow& row : r.timeseries)
+    if (row.vertex == 1 && row.end > core::seconds(30)) {
+      busy += static_cast<double>(row.sample.busy) / static_cast<double>(row.sample.period);
+      records += static_cast<double>(row.sample.records_in);
+      ++n;
+    }
+  REQUIRE(n > 50);
+  CHECK(busy / n == Approx(0.6).epsilon(0.02));
+  CHECK(records / n == Approx(20000).epsilon(0.02));
 }

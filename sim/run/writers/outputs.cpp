@@ -105,6 +105,7 @@ bool write_all(const RunResult& r, const fs::path& dir, std::string* error) {
   // Written one by one: a long run has thousands of detail files.
   if (!write_file(dir / "jobmanager.log", format_flink_log(r), error)) return false;
   if (!write_file(dir / "summary.json", json_file_text(summary_json(r)), error)) return false;
+  if (!write_file(dir / "timeseries.csv", timeseries_csv(r), error)) return false;
   const fs::path rest = dir / "rest";
   const fs::path job = rest / "jobs" / r.job_id;
   if (!write_file(rest / "overview.json", json_file_text(rest_overview(r)), error) ||

@@ -35,6 +35,10 @@ nlohmann::ordered_json rest_checkpoint_subtasks(const RunResult& result,
 // One sentence on what an unacknowledged subtask was waiting for when its checkpoint expired.
 std::string describe_wait(const RunResult& result, const WaitRecord& wait);
 
+// timeseries.csv: one row per subtask and sample period, ms per second as Flink's
+// busyTimeMsPerSecond / backPressuredTimeMsPerSecond / idleTimeMsPerSecond define them.
+std::string timeseries_csv(const RunResult& result);
+
 // ckptsim's own summary of a run; its keys are stable.
 nlohmann::ordered_json summary_json(const RunResult& result);
 
@@ -44,7 +48,7 @@ const char* synthetic_flink_commit(model::FlinkVersion version);
 // A JSON file body: 2-space indent, trailing newline, UTF-8 errors replaced (never throws on text).
 std::string json_file_text(const nlohmann::ordered_json& body);
 
-// Writes DIR/jobmanager.log, DIR/summary.json and DIR/rest/... (overview.json, jobs/overview.json,
+// Writes DIR/jobmanager.log, DIR/summary.json, DIR/timeseries.csv and DIR/rest/... (overview.json, jobs/overview.json,
 // jobs/<jid>/checkpoints.json, jobs/<jid>/checkpoints/config.json,
 // jobs/<jid>/checkpoints/details/<id>.json and .../details/<id>/subtasks/<vertexid>.json for
 // every checkpoint of the run). Creates directories. On I/O failure returns false and, if
