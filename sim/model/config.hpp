@@ -108,6 +108,12 @@ struct MasterStepSpec {
 };
 
 enum class ShipStrategy { forward, rebalance, hash, broadcast, rescale };
+// How a quantity varies: a fixed value, or exponentially distributed with that mean (Poisson
+// arrivals for a source's rate, exponential service for a cost per record).
+enum class Variability { fixed, exponential };
+// The key distribution of a hash edge: uniform over `keys`, Zipf with exponent `zipf_s`, or one
+// hot key receiving `hot_key_share` of the records and the rest uniform.
+enum class KeyDistribution { uniform, zipf, hot_key };
 
 struct VertexSpec {
   std::string name;
@@ -120,6 +126,14 @@ struct VertexSpec {
   std::int64_t state_size = 0;               // bytes of state per subtask at start
   std::int64_t state_growth_per_record = 0;  // bytes of state added per input record
   Duration sync_snapshot = core::milliseconds(1);
+  Variability arrivals = Variability::fixed;  // sources: fixed rate or Poisson arrivals
+  Variability service = Variability::fixed;   // cost per record fixed or exponential
+  double selectivity = 1.0;                   // output records per input record
+  // Hash edges into this vertex: how keys (and so records) spread over its subtasks.
+  KeyDistribution key_distribution = KeyDistribution::uniform;
+  int keys = 1024;
+  double zipf_s = 1.0;
+  double hot_key_share = 0.0;
   // Records per batch handed from task to task: the first-version stand-in for a network
   // buffer (segment-size / record-size, at least 1).
 };

@@ -30,6 +30,9 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
   }
   stalls_.resize(vertices.size());
   sync_phases_.resize(subtasks_.size());
+  for (const Subtask& s : subtasks_)
+    rngs_.emplace_back(scenario.seed, "task/" + std::to_string(s.vertex) + "/" +
+                                          std::to_string(s.index));
   // Forward connects i -> i; rescale connects pointwise groups; the others all to all.
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     if (!vertices[v].input) continue;
@@ -61,14 +64,38 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
         group.channels.push_back(id);
         sub(c.consumer).inputs.push_back(id);
       }
+      if (ship == ShipStrategy::hash && vertices[v].key_distribution != KeyDistribution::uniform) {
+        // Keys map to subtasks by key % parallelism (KeyGroupRangeAssignment, simplified);
+        // each channel gets the probability mass of its keys.
+        const VertexSpec& d = vertices[v];
+        const int keys = std::max(1, d.keys);
+        std::vector<double> p(static_cast<std::size_t>(keys));
+        double total = 0;
+        for (int k = 0; k < keys; ++k) {
+          p[static_cast<std::size_t>(k)] =
+              d.key_distribution == KeyDistribution::zipf ? 1.0 / std::pow(k + 1.0, d.zipf_s) : 1.0;
+          total += p[static_cast<std::size_t>(k)];
+        }
+        for (double& x : p) x /= total;
+        if (d.key_distribution == KeyDistribution::hot_key) {
+          for (double& x : p) x *= 1.0 - d.hot_key_share;
+          p[0] += d.hot_key_share;
+        }
+        group.weights.assign(group.channels.size(), 0.0);
+        for (int k = 0; k < keys; ++k)
+          group.weights[static_cast<std::size_t>(k % pv)] += p[static_cast<std::size_t>(k)];
+        group.carry.assign(group.channels.size(), 0.0);
+      }
       sub(vertex_first_[uu] + i).outputs.push_back(group);
     }
   }
   for (Subtask& s : subtasks_) {
     std::size_t n = 0;
     for (const OutputGroup& g : s.outputs) n += g.channels.size();
-    // NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition: max n*2+8.
-    s.pool_size = static_cast<int>(n * 2 + 8);
+    // NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition: max = n * buffers-per-channel
+    // + floating-buffers-per-gate, i.e. n*2+8 with the defaults.
+    s.pool_size = static_cast<int>(n) * std::max(0, scenario.flink.buffers_per_channel) +
+                  std::max(0, scenario.flink.floating_buffers_per_gate);
   }
   clear_network();
 }
@@ -233,9 +260,39 @@ void TaskRuntime::set_state(Subtask& s, ExecutionState to) {
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
 
+void TaskRuntime::occupancy_change(Channel& c, int delta) {
+  c.occupancy_integral +=
+      static_cast<double>(c.occupancy) * static_cast<double>(sim_.now() - c.occupancy_since);
+  c.occupancy_since = sim_.now();
+  c.occupancy += delta;
+}
+
+std::optional<TaskRuntime::ChannelQueueStats> TaskRuntime::channel_queue_stats(TaskRef from,
+                                                                              TaskRef to) const {
+  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
+  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
+  for (int c : sub(q).inputs) {
+    const Channel& ch = chan(c);
+    if (ch.producer != p) continue;
+    const double now = static_cast<double>(sim_.now());
+    const double integral = ch.occupancy_integral +
+                            static_cast<double>(ch.occupancy) *
+                                (now - static_cast<double>(ch.occupancy_since));
+    ChannelQueueStats st;
+    st.consumed = ch.consumed;
+    st.mean_sojourn_seconds =
+        ch.consumed > 0 ? ch.sojourn_total / static_cast<double>(ch.consumed) / 1e9 : 0;
+    st.mean_buffers = now > 0 ? integral / now : 0;
+    st.throughput_per_second = now > 0 ? static_cast<double>(ch.consumed) / (now / 1e9) : 0;
+    return st;
+  }
+  return std::nullopt;
+}
+
 void TaskRuntime::clear_network() {
   const FlinkConfig& f = scenario_.flink;
   for (Channel& c : channels_) {
+    occupancy_change(c, -c.occupancy);  // the dropped buffers leave the queue statistics
     c.subpartition.clear();
     c.received.clear();
     c.backlog = 0;
@@ -417,9 +474,19 @@ void TaskRuntime::write_records(Subtask& s, std::int64_t records) {
       case ShipStrategy::broadcast:
         for (int c : g.channels) append_to_builder(c, records, record_size);
         break;
+      case ShipStrategy::hash:
+        if (!g.weights.empty()) {
+          for (std::size_t k = 0; k < g.channels.size(); ++k) {
+            g.carry[k] += static_cast<double>(records) * g.weights[k];
+            const auto share = static_cast<std::int64_t>(std::floor(g.carry[k]));
+            g.carry[k] -= static_cast<double>(share);
+            if (share > 0) append_to_builder(g.channels[k], share, record_size);
+          }
+          break;
+        }
+        [[fallthrough]];
       case ShipStrategy::rebalance:
-      case ShipStrategy::rescale:
-      case ShipStrategy::hash: {
+      case ShipStrategy::rescale: {
         // Round robin record by record (RebalancePartitioner); uniform keys spread the same way.
         const std::int64_t base = records / n;
         const std::int64_t extra = records % n;
@@ -506,6 +573,8 @@ std::int64_t TaskRuntime::add_to_subpartition(int channel, const Buffer& b) {
   if (b.kind == Buffer::Kind::data) {
     ++c.backlog;
     ++sub(c.producer).partition_buffers;
+    c.subpartition.back().enqueued = sim_.now();
+    occupancy_change(c, +1);
   }
   pump(channel);
   return persisted;
@@ -626,6 +695,9 @@ void TaskRuntime::schedule_emission(Subtask& s, int id) {
                               (v.records_per_second * static_cast<double>(std::max<std::int64_t>(1, v.record_size)));
   Duration period = static_cast<Duration>(fill_seconds * 1e9);
   if (scenario_.flink.buffer_timeout > 0) period = std::min(period, scenario_.flink.buffer_timeout);
+  if (v.arrivals == Variability::exponential)  // Poisson arrivals: one record at a time
+    period = static_cast<Duration>(
+        std::llround(rngs_[static_cast<std::size_t>(id)].exponential(1e9 / v.records_per_second)));
   sim_.schedule_in(std::max<Duration>(core::kMicrosecond, period), this, kSourceEmit, arg(id));
   s.busy_since = sim_.now();  // the step's records are read over the period
 }
@@ -644,7 +716,10 @@ void TaskRuntime::emit_source_records(int id) {
   update_thread_state(s);
   const VertexSpec& v = vertex(s);
   const double elapsed = static_cast<double>(sim_.now() - s.busy_since) / 1e9;
-  s.fractional_records += v.records_per_second * elapsed;
+  if (v.arrivals == Variability::exponential)
+    s.fractional_records += 1.0;
+  else
+    s.fractional_records += v.records_per_second * elapsed;
   const auto records = static_cast<std::int64_t>(std::floor(s.fractional_records));
   s.fractional_records -= static_cast<double>(records);
   s.position += records;
@@ -716,6 +791,9 @@ void TaskRuntime::progress(int id) {
       case Buffer::Kind::data: {
         ch.received_bytes -= b.bytes;
         ch.drained_bytes += b.bytes;
+        occupancy_change(ch, -1);
+        ch.sojourn_total += static_cast<double>(sim_.now() - b.enqueued);
+        ++ch.consumed;
         s.records_in += b.records;
         s.sample.records_in += b.records;
         if (s.checkpoint_pending) s.processed_bytes += b.bytes;  // processed during alignment
@@ -1002,13 +1080,29 @@ void TaskRuntime::send_ack(int id) {
   sim_.schedule_in(upload + scenario_.cluster.rpc_latency, this, kAckArrives, acks_.size() - 1);
 }
 
+Duration TaskRuntime::service_time(int id, std::int64_t records) {
+  const VertexSpec& v = vertex(sub(id));
+  if (v.service == Variability::fixed || v.cost_per_record <= 0) return records * v.cost_per_record;
+  // Exponential service per record: the buffer takes a sum of `records` exponentials (a normal
+  // approximation of that Gamma for large buffers keeps the cost per buffer, not per record).
+  core::RandomStream& rng = rngs_[static_cast<std::size_t>(id)];
+  const double mean = static_cast<double>(v.cost_per_record);
+  double total = 0;
+  if (records <= 64) {
+    for (std::int64_t i = 0; i < records; ++i) total += rng.exponential(mean);
+  } else {
+    const double n = static_cast<double>(records);
+    total = std::max(0.0, rng.normal(n * mean, std::sqrt(n) * mean));
+  }
+  return static_cast<Duration>(std::llround(total));
+}
+
 void TaskRuntime::start_processing(int id, const Buffer& b) {
   Subtask& s = sub(id);
   s.busy = true;
   s.processing = b;
   s.processing_started = sim_.now();
-  s.processing_done =
-      sim_.schedule_in(b.records * vertex(s).cost_per_record, this, kProcessDone, arg(id));
+  s.processing_done = sim_.schedule_in(service_time(id, b.records), this, kProcessDone, arg(id));
 }
 
 void TaskRuntime::yield_to_mail(int id) {
@@ -1202,7 +1296,10 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       Subtask& s = sub(id);
       s.busy = false;
       s.state_size += s.processing.records * vertex(s).state_growth_per_record;
-      write_records(s, s.processing.records);
+      s.output_carry += static_cast<double>(s.processing.records) * vertex(s).selectivity;
+      const auto out = static_cast<std::int64_t>(std::floor(s.output_carry));
+      s.output_carry -= static_cast<double>(out);
+      write_records(s, out);
       progress(id);
       return;
     }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/random.hpp"
 #include "sim/core/simulation.hpp"
 #include "sim/model/checkpoint_coordinator.hpp"
 #include "sim/model/config.hpp"
@@ -83,6 +84,15 @@ class TaskRuntime final : public core::EventHandler {
     bool local = false;
   };
   std::optional<ChannelStats> channel_stats(TaskRef from, TaskRef to) const;
+  // Queueing statistics of a channel since the start of the run (data buffers from entering the
+  // subpartition to being consumed): for Little's law and queueing oracles.
+  struct ChannelQueueStats {
+    std::int64_t consumed = 0;
+    double mean_sojourn_seconds = 0;
+    double mean_buffers = 0;        // time-average data buffers in subpartition + input channel
+    double throughput_per_second = 0;
+  };
+  std::optional<ChannelQueueStats> channel_queue_stats(TaskRef from, TaskRef to) const;
   bool back_pressured(TaskRef task) const;
   // Network statistics (for tests and benchmarks).
   std::uint64_t buffers_transferred() const { return buffers_transferred_; }
@@ -111,6 +121,7 @@ class TaskRuntime final : public core::EventHandler {
     std::int64_t records = 0;
     std::int64_t checkpoint_id = 0;
     SimTime timestamp = 0;         // the checkpoint's trigger timestamp
+    SimTime enqueued = 0;          // when a data buffer entered the subpartition
   };
   struct Channel {  // a result subpartition of `producer` and the input channel of `consumer`
     int producer = 0;
@@ -127,6 +138,12 @@ class TaskRuntime final : public core::EventHandler {
     int floating = 0;              // floating buffers this channel holds
     bool blocked = false;          // an aligned barrier was handed out: nothing more is sent
     std::int64_t drained_bytes = 0;   // consumed by the receiver (for drain rates)
+    // Queueing statistics (never reset): occupancy integral in buffer-ns, sojourn in ns.
+    int occupancy = 0;
+    SimTime occupancy_since = 0;
+    double occupancy_integral = 0;
+    double sojourn_total = 0;
+    std::int64_t consumed = 0;
   };
   struct Stall {
     SimTime from = 0;
@@ -136,7 +153,9 @@ class TaskRuntime final : public core::EventHandler {
   struct OutputGroup {  // the subpartitions to one downstream vertex
     ShipStrategy ship = ShipStrategy::forward;
     std::vector<int> channels;
-    std::size_t next = 0;  // round-robin position
+    std::size_t next = 0;          // round-robin position
+    std::vector<double> weights;   // hash edges with skewed keys: share of each channel
+    std::vector<double> carry;     // fractional records owed to each channel
   };
   struct SyncPhase {  // a subtask's checkpoint between barrier broadcast and sync end
     Buffer barrier;
@@ -171,6 +190,7 @@ class TaskRuntime final : public core::EventHandler {
     std::optional<Buffer> remainder;  // records of a buffer left when a mail cut in
     std::size_t next_input = 0;
     double fractional_records = 0;
+    double output_carry = 0;       // fractional output records (selectivity)
     std::int64_t position = 0;     // sources: records read
     std::int64_t records_in = 0;   // records consumed
     std::int64_t state_size = 0;
@@ -282,6 +302,8 @@ class TaskRuntime final : public core::EventHandler {
   void convert_output_barriers(int id, std::int64_t checkpoint);
   void maybe_send_ack(int id);
   void account(Subtask& s);
+  void occupancy_change(Channel& c, int delta);
+  Duration service_time(int id, std::int64_t records);
   void update_thread_state(Subtask& s);
   void yield_to_mail(int id);
 
@@ -299,6 +321,7 @@ class TaskRuntime final : public core::EventHandler {
   std::vector<NotifyRpc> notify_rpcs_;
   std::vector<SyncPhase> sync_phases_;  // per subtask
   std::vector<std::pair<std::uint64_t, std::int64_t>> timers_;  // (subtask arg, checkpoint)
+  std::vector<core::RandomStream> rngs_;  // one stream per subtask (arrivals, service times)
   std::uint32_t generation_ = 0;
   int running_ = 0;
   std::uint64_t buffers_transferred_ = 0;

@@ -1,0 +1,120 @@
+// Analytic oracles (reference/anchors.md section 2.2): queueing theory on the network model.
+// With one record per buffer, Poisson arrivals and exponential service, a channel is an M/M/1
+// queue; with the default credits it is a finite buffer; Little's law holds per channel.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "sim/core/simulation.hpp"
+#include "sim/model/task_runtime.hpp"
+
+using namespace ckptsim;
+using namespace ckptsim::model;
+
+namespace {
+
+struct NullJobManager final : TaskRuntimeListener {
+  void acknowledge_checkpoint(std::int64_t, TaskRef, const SubtaskAck&, const TaskSnapshot&) override {}
+  void decline_checkpoint(std::int64_t, TaskRef, const CheckpointException&) override {}
+  void all_tasks_running() override {}
+  void all_tasks_terminal() override {}
+};
+
+// Source (Poisson, rate lambda) -> Op (exponential service, mean 1/mu); one record per buffer.
+Scenario mm1(double lambda, double mu, int buffers, std::uint64_t seed) {
+  Scenario s;
+  s.seed = seed;
+  s.sample_period = 0;
+  s.flink.buffers_per_channel = buffers;
+  s.flink.max_buffers_per_channel = buffers;
+  s.cluster.deploy_time = 0;
+  VertexSpec source;
+  source.name = "Source";
+  source.records_per_second = lambda;
+  source.arrivals = Variability::exponential;
+  source.record_size = s.flink.segment_size;  // one record fills a buffer
+  VertexSpec op;
+  op.name = "Op";
+  op.input = "Source";
+  op.cost_per_record = static_cast<Duration>(1e9 / mu);
+  op.service = Variability::exponential;
+  s.job.vertices = {source, op};
+  return s;
+}
+
+TaskRuntime::ChannelQueueStats run_queue(const Scenario& scenario, Duration length) {
+  core::Simulation sim;
+  Observer observer;
+  NullJobManager jm;
+  TaskRuntime tasks(sim, scenario, observer, jm);
+  tasks.deploy(nullptr);
+  sim.run_until(length);
+  return *tasks.channel_queue_stats({0, 0, 0}, {1, 0, 0});
+}
+
+}  // namespace
+
+TEST_CASE("oracle: M/M/1 mean waiting time at rho = 0.9 (Wq = rho / (mu - lambda))",
+          "[oracle]") {
+  const double lambda = 900, mu = 1000;
+  const double expected = (lambda / mu) / (mu - lambda);  // 9 ms
+  double sum = 0;
+  const int seeds = 4;
+  for (int seed = 1; seed <= seeds; ++seed)
+    sum += run_queue(mm1(lambda, mu, 100000, static_cast<std::uint64_t>(seed)), core::minutes(30))
+               .mean_sojourn_seconds;
+  CHECK(sum / seeds == Approx(expected).epsilon(0.02));
+}
+
+TEST_CASE("oracle: Little's law per channel (L = lambda W)", "[oracle]") {
+  const auto st = run_queue(mm1(800, 1000, 100000, 7), core::minutes(20));
+  CHECK(st.mean_buffers ==
+        Approx(st.throughput_per_second * st.mean_sojourn_seconds).epsilon(0.005));
+}
+
+TEST_CASE("oracle: two-station tandem with a finite buffer, X = mu1 (1 - rho^(K+1)) / "
+          "(1 - rho^(K+2))",
+          "[oracle]") {
+  // A saturating source keeps Op1 (exponential, mu1) always supplied; Op1 -> Op2 (exponential,
+  // mu2) is a local channel: up to max-buffers-per-channel M buffers in Op1's subpartition plus
+  // the one the local input channel holds, so K = M + 1 records wait in front of Op2. Op1 only
+  // starts a record while its output is available (blocking before service).
+  const double mu1 = 1000, mu2 = 1100;
+  const int m = 3;
+  Scenario s;
+  s.seed = 11;
+  s.sample_period = 0;
+  s.flink.max_buffers_per_channel = m;
+  s.flink.buffers_per_channel = 1000;  // output pool large enough not to bind
+  s.cluster.deploy_time = 0;
+  VertexSpec source;
+  source.name = "Source";
+  source.records_per_second = 1e6;
+  source.record_size = s.flink.segment_size;
+  VertexSpec op1;
+  op1.name = "Op1";
+  op1.input = "Source";
+  op1.cost_per_record = static_cast<Duration>(1e9 / mu1);
+  op1.service = Variability::exponential;
+  op1.record_size = s.flink.segment_size;
+  VertexSpec op2 = op1;
+  op2.name = "Op2";
+  op2.input = "Op1";
+  op2.cost_per_record = static_cast<Duration>(1e9 / mu2);
+  s.job.vertices = {source, op1, op2};
+
+  core::Simulation sim;
+  Observer observer;
+  NullJobManager jm;
+  TaskRuntime tasks(sim, s, observer, jm);
+  tasks.deploy(nullptr);
+  sim.run_until(core::minutes(30));
+  const auto st = *tasks.channel_queue_stats({1, 0, 0}, {2, 0, 0});
+  REQUIRE(tasks.channel_stats({1, 0, 0}, {2, 0, 0})->local);
+  const double rho = mu1 / mu2;
+  const int k = m + 1;
+  const double expected = mu1 * (1 - std::pow(rho, k + 1)) / (1 - std::pow(rho, k + 2));
+  CHECK(st.throughput_per_second == Approx(expected).epsilon(0.01));
+  // Not the unbuffered rate: the finite buffer costs throughput.
+  CHECK(st.throughput_per_second < 0.97 * mu1);
+}
