@@ -295,9 +295,11 @@ void read_input(Context& ctx, const Node& node, model::VertexSpec& vertex, Verte
 
 void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexLocs& locs,
                      std::string& from, std::optional<Loc>& from_loc) {
-  static const std::vector<std::string> keys = {"name",       "parallelism",  "input",
-                                                "rate",       "cost",         "record-size",
-                                                "state-size", "state-growth", "sync-snapshot"};
+  static const std::vector<std::string> keys = {
+      "name",          "parallelism", "input",       "rate",          "cost",
+      "record-size",   "state-size",  "state-growth", "sync-snapshot", "arrivals",
+      "service",       "selectivity", "keys",        "key-distribution", "zipf-exponent",
+      "hot-key-share"};
   if (e.key == "name") {
     // read by read_job
   } else if (e.key == "parallelism") {
@@ -323,6 +325,32 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       v.state_growth_per_record = *s;
   } else if (e.key == "sync-snapshot") {
     if (auto d = detail::read_duration(ctx, e.value)) v.sync_snapshot = *d;
+  } else if (e.key == "arrivals") {
+    if (auto a = detail::read_enum<model::Variability>(
+            ctx, e.value, "arrival process",
+            {{"fixed", model::Variability::fixed}, {"poisson", model::Variability::exponential}}))
+      v.arrivals = *a;
+  } else if (e.key == "service") {
+    if (auto a = detail::read_enum<model::Variability>(
+            ctx, e.value, "service time distribution",
+            {{"fixed", model::Variability::fixed},
+             {"exponential", model::Variability::exponential}}))
+      v.service = *a;
+  } else if (e.key == "selectivity") {
+    if (auto x = detail::read_double(ctx, e.value, "selectivity", 0.0, 1e6)) v.selectivity = *x;
+  } else if (e.key == "keys") {
+    if (auto k = detail::read_int(ctx, e.value, "keys", 1)) v.keys = *k;
+  } else if (e.key == "key-distribution") {
+    if (auto d = detail::read_enum<model::KeyDistribution>(
+            ctx, e.value, "key distribution",
+            {{"uniform", model::KeyDistribution::uniform},
+             {"zipf", model::KeyDistribution::zipf},
+             {"hot-key", model::KeyDistribution::hot_key}}))
+      v.key_distribution = *d;
+  } else if (e.key == "zipf-exponent") {
+    if (auto x = detail::read_double(ctx, e.value, "zipf-exponent", 0.0, 10.0)) v.zipf_s = *x;
+  } else if (e.key == "hot-key-share") {
+    if (auto x = detail::read_double(ctx, e.value, "hot-key-share", 0.0, 1.0)) v.hot_key_share = *x;
   } else {
     unknown_key(ctx, e, "vertex", keys);
   }
