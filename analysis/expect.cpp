@@ -267,10 +267,7 @@ std::string statistic_name(double percentile) {
 void check_duration(const RunResult& r, ExpectationResult& out) {
   const Expectation& e = out.expectation;
   const std::string name = statistic_name(e.percentile);
-  std::vector<double> durations;
-  for (const CheckpointRecord* c : all_checkpoints(r))
-    if (ended_by(*c, horizon(e)) && c->status == CheckpointStatus::completed)
-      durations.push_back(static_cast<double>(end_to_end_duration(*c)));
+  const std::vector<double> durations = completed_checkpoint_durations(r, horizon(e));
   out.expected = fmt::format("{} {}{}", name, bound_text(e.bound, true), by(e));
   if (durations.empty()) {
     out.actual = "no completed checkpoint" + by(e);
@@ -327,6 +324,14 @@ void check_log(const std::vector<LogEntry>& log, ExpectationResult& out) {
 }
 
 }  // namespace
+
+std::vector<double> completed_checkpoint_durations(const RunResult& result, core::SimTime until) {
+  std::vector<double> durations;
+  for (const CheckpointRecord* c : all_checkpoints(result))
+    if (ended_by(*c, until) && c->status == CheckpointStatus::completed)
+      durations.push_back(static_cast<double>(end_to_end_duration(*c)));
+  return durations;
+}
 
 std::string format_sim_time(core::SimTime time) {
   const std::int64_t total_ms = time / core::kMillisecond;

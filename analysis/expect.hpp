@@ -24,6 +24,11 @@ std::vector<ExpectationResult> check_expectations(
 // "file:12:5: checkpoint 4: expired: expected EXPIRED, got COMPLETED at 00:13:24.684".
 std::string describe_result(const ExpectationResult& result);
 
+// End-to-end durations (trigger to last acknowledgement, ns) of the checkpoints and savepoints of
+// every submission that completed by `until`, in trigger order.
+std::vector<double> completed_checkpoint_durations(const run::RunResult& result,
+                                                   core::SimTime until);
+
 // An instant of simulated time as the story shows it: "00:20:24.641".
 std::string format_sim_time(core::SimTime time);
 

@@ -14,5 +14,12 @@ struct Command {
 
 // ckptsim test [PATH...] [--junit FILE] [--threads N]
 Command add_test_command(CLI::App& app);
+// ckptsim sweep SCENARIO --vary KEY=V1,V2 [--vary ...] [--seeds N] [--threads N] [--shard I/N]
+//               [--out DIR] [--objective ...] [--constraint ...]
+Command add_sweep_command(CLI::App& app);
+// ckptsim compare A.yaml B.yaml [--seeds N] ...
+Command add_compare_command(CLI::App& app);
+// ckptsim merge DIR... [--out DIR]
+Command add_merge_command(CLI::App& app);
 
 }  // namespace ckptsim::cli

@@ -62,7 +62,9 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("SCENARIO", validate_path, "Scenario file (YAML)")->required();
   validate_cmd->add_option("--set", validate_sets, "Override a value: KEY=VALUE")->take_all();
 
-  const std::vector<ckptsim::cli::Command> commands = {ckptsim::cli::add_test_command(app)};
+  const std::vector<ckptsim::cli::Command> commands = {
+      ckptsim::cli::add_test_command(app), ckptsim::cli::add_sweep_command(app),
+      ckptsim::cli::add_compare_command(app), ckptsim::cli::add_merge_command(app)};
 
   CLI11_PARSE(app, argc, argv);
   for (const ckptsim::cli::Command& command : commands)

@@ -1,0 +1,523 @@
+// Point metrics and files, statistics over seeds, objective and constraints, and the four views
+// of a comparison (terminal table, CSV, JSON, Markdown). Every output is a function of the point
+// set alone, so a resumed or merged sweep writes the same bytes as one uninterrupted run.
+#include "analysis/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "analysis/expect.hpp"
+#include "sim/run/writers/flink_stats.hpp"
+#include "sim/run/writers/writers.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace ckptsim::analysis {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct MetricInfo {
+  Metric metric;
+  const char* name;
+  const char* title;
+};
+constexpr MetricInfo kMetrics[kMetricCount] = {
+    {Metric::completed_checkpoints, "completed_checkpoints", "completed"},
+    {Metric::failed_checkpoints, "failed_checkpoints", "failed"},
+    {Metric::expired_checkpoints, "expired_checkpoints", "expired"},
+    {Metric::failovers, "failovers", "failovers"},
+    {Metric::restarts, "restarts", "restarts"},
+    {Metric::p50_duration, "p50_duration", "p50 duration"},
+    {Metric::p99_duration, "p99_duration", "p99 duration"},
+    {Metric::replayed_records, "replayed_records", "replayed"},
+};
+
+std::size_t index_of(Metric m) { return static_cast<std::size_t>(m); }
+
+// "53.2 ms", "12.3 s", "10.0 min": durations given in milliseconds.
+std::string format_ms(double ms) {
+  if (ms < 1000) return fmt::format("{:.1f} ms", ms);
+  if (ms < 60'000) return fmt::format("{:.1f} s", ms / 1000);
+  return fmt::format("{:.1f} min", ms / 60'000);
+}
+
+// "3", "2.50", "657.5k", "1.20M".
+std::string format_number(double v) {
+  if (std::fabs(v) >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
+  if (std::fabs(v) >= 1e4) return fmt::format("{:.1f}k", v / 1e3);
+  if (std::fabs(v - std::round(v)) < 1e-9) return fmt::format("{}", std::llround(v));
+  return fmt::format("{:.2f}", v);
+}
+
+std::string format_value(Metric m, double v) {
+  return is_duration(m) ? format_ms(v) : format_number(v);
+}
+
+std::string format_estimate(Metric m, const Estimate& e) {
+  if (e.n == 0) return "-";
+  if (e.n == 1 || e.ci95 == 0) return format_value(m, e.mean);
+  return format_value(m, e.mean) + " ± " + format_value(m, e.ci95);
+}
+
+// Exact in text: integral values as integers, others with 17 significant digits.
+ordered_json number_json(double v) {
+  if (std::fabs(v) < 9e15 && std::floor(v) == v) return static_cast<std::int64_t>(v);
+  return v;
+}
+
+bool satisfies(const Constraint& c, double v) {
+  if (c.comparison == "<=") return v <= c.value;
+  if (c.comparison == "<") return v < c.value;
+  if (c.comparison == ">=") return v >= c.value;
+  if (c.comparison == ">") return v > c.value;
+  return v == c.value;
+}
+
+// True if setting a is better than b under the objective (means compared in turn; a metric
+// without a value is worse than any value).
+bool better(const SettingSummary& a, const SettingSummary& b,
+            const std::vector<ObjectiveTerm>& objective) {
+  for (const ObjectiveTerm& term : objective) {
+    const Estimate& ea = a.metrics[index_of(term.metric)];
+    const Estimate& eb = b.metrics[index_of(term.metric)];
+    if ((ea.n == 0) != (eb.n == 0)) return eb.n == 0;
+    if (ea.n == 0 || ea.mean == eb.mean) continue;
+    return term.maximize ? ea.mean > eb.mean : ea.mean < eb.mean;
+  }
+  return false;
+}
+
+std::string objective_text(const std::vector<ObjectiveTerm>& objective) {
+  std::vector<std::string> parts;
+  for (const ObjectiveTerm& t : objective)
+    parts.push_back(std::string(t.maximize ? "highest " : "lowest ") + metric_title(t.metric));
+  return fmt::format("{}", fmt::join(parts, ", then "));
+}
+
+std::string constraints_text(const std::vector<Constraint>& constraints) {
+  std::vector<std::string> parts;
+  for (const Constraint& c : constraints) parts.push_back(c.text);
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string setting_label(const Comparison& c, const SettingSummary& s) {
+  std::vector<std::string> parts;
+  for (std::size_t k = 0; k < c.keys.size(); ++k) parts.push_back(c.keys[k] + "=" + s.values[k]);
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
+}  // namespace
+
+const char* metric_name(Metric m) { return kMetrics[index_of(m)].name; }
+const char* metric_title(Metric m) { return kMetrics[index_of(m)].title; }
+bool is_duration(Metric m) { return m == Metric::p50_duration || m == Metric::p99_duration; }
+
+std::optional<Metric> metric_from_name(std::string_view name) {
+  for (const MetricInfo& info : kMetrics)
+    if (name == info.name) return info.metric;
+  return std::nullopt;
+}
+
+std::vector<std::string> metric_names() {
+  std::vector<std::string> names;
+  for (const MetricInfo& info : kMetrics) names.emplace_back(info.name);
+  return names;
+}
+
+std::vector<std::optional<double>> point_metrics(const run::RunResult& r) {
+  std::vector<std::optional<double>> m(kMetricCount);
+  double completed = 0, failed = 0, expired = 0;
+  auto count = [&](const std::vector<run::CheckpointRecord>& checkpoints) {
+    for (const run::CheckpointRecord& c : checkpoints) {
+      completed += c.status == run::CheckpointStatus::completed;
+      failed += c.status == run::CheckpointStatus::failed;
+      expired += c.status == run::CheckpointStatus::failed &&
+                 c.failure_reason == model::CheckpointFailureReason::checkpoint_expired;
+    }
+  };
+  count(r.earlier_checkpoints);
+  count(r.checkpoints);
+  m[index_of(Metric::completed_checkpoints)] = completed;
+  m[index_of(Metric::failed_checkpoints)] = failed;
+  m[index_of(Metric::expired_checkpoints)] = expired;
+  m[index_of(Metric::failovers)] = r.failovers;
+  m[index_of(Metric::restarts)] = r.restarts;
+  m[index_of(Metric::replayed_records)] = static_cast<double>(r.replayed_records);
+  const std::vector<double> durations =
+      completed_checkpoint_durations(r, std::numeric_limits<core::SimTime>::max());
+  if (!durations.empty()) {
+    const double ns_per_ms = static_cast<double>(core::kMillisecond);
+    m[index_of(Metric::p50_duration)] = run::legacy_percentile(durations, 0.5) / ns_per_ms;
+    m[index_of(Metric::p99_duration)] = run::legacy_percentile(durations, 0.99) / ns_per_ms;
+  }
+  return m;
+}
+
+std::string point_file_text(const Point& p) {
+  ordered_json j;
+  j["ckptsim_point"] = 1;
+  j["scenario"] = p.scenario;
+  j["keys"] = p.keys;
+  j["values"] = p.values;
+  j["setting"] = p.setting;
+  j["settings"] = p.settings;
+  j["seed"] = p.seed;
+  j["ok"] = p.ok;
+  if (!p.ok) j["error"] = p.error;
+  ordered_json metrics = ordered_json::object();
+  for (const MetricInfo& info : kMetrics) {
+    const auto& v = p.metrics.size() == kMetricCount ? p.metrics[index_of(info.metric)]
+                                                     : std::optional<double>();
+    metrics[info.name] = v ? number_json(*v) : ordered_json(nullptr);
+  }
+  j["metrics"] = metrics;
+  return run::json_file_text(j);
+}
+
+std::optional<Point> parse_point_file(const std::string& text) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (!j.is_object() || j.value("ckptsim_point", 0) != 1) return std::nullopt;
+    Point p;
+    p.scenario = j.at("scenario").get<std::string>();
+    p.keys = j.at("keys").get<std::vector<std::string>>();
+    p.values = j.at("values").get<std::vector<std::string>>();
+    p.setting = j.at("setting").get<std::size_t>();
+    p.settings = j.at("settings").get<std::size_t>();
+    p.seed = j.at("seed").get<std::uint64_t>();
+    p.ok = j.at("ok").get<bool>();
+    if (!p.ok) p.error = j.at("error").get<std::string>();
+    p.metrics.assign(kMetricCount, std::nullopt);
+    const nlohmann::json& metrics = j.at("metrics");
+    for (const MetricInfo& info : kMetrics) {
+      const nlohmann::json& v = metrics.at(info.name);
+      if (!v.is_null()) p.metrics[index_of(info.metric)] = v.get<double>();
+    }
+    if (p.keys.size() != p.values.size() || p.setting >= p.settings) return std::nullopt;
+    return p;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+double student_t_975(std::size_t df) {
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                      2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                      2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                      2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df == 0) return 0;
+  if (df <= 30) return kTable[df - 1];
+  // Cornish-Fisher expansion around the normal quantile; within 1e-3 of the exact value here.
+  const double z = 1.959964;
+  const double d = static_cast<double>(df);
+  return z + (z * z * z + z) / (4 * d) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
+}
+
+Estimate estimate(const std::vector<double>& values) {
+  Estimate e;
+  e.n = values.size();
+  if (e.n == 0) return e;
+  double sum = 0;
+  for (double v : values) sum += v;
+  e.mean = sum / static_cast<double>(e.n);
+  if (e.n < 2) return e;
+  double squares = 0;
+  for (double v : values) squares += (v - e.mean) * (v - e.mean);
+  const double sd = std::sqrt(squares / static_cast<double>(e.n - 1));
+  e.ci95 = student_t_975(e.n - 1) * sd / std::sqrt(static_cast<double>(e.n));
+  return e;
+}
+
+std::optional<std::vector<ObjectiveTerm>> parse_objective(std::string_view text,
+                                                          std::string& error) {
+  std::vector<ObjectiveTerm> terms;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view part = text.substr(start, end - start);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    ObjectiveTerm term;
+    if (part.starts_with("min:")) {
+      part.remove_prefix(4);
+    } else if (part.starts_with("max:")) {
+      term.maximize = true;
+      part.remove_prefix(4);
+    }
+    const std::optional<Metric> metric = metric_from_name(part);
+    if (!metric) {
+      error = fmt::format("unknown metric '{}' in --objective; metrics are: {}", part,
+                          fmt::join(metric_names(), ", "));
+      return std::nullopt;
+    }
+    term.metric = *metric;
+    terms.push_back(term);
+    start = end + 1;
+  }
+  return terms;
+}
+
+std::optional<Constraint> parse_constraint(std::string_view text, std::string& error) {
+  const std::size_t op = text.find_first_of("<>=");
+  if (op == std::string_view::npos) {
+    error = fmt::format("expected METRIC<=VALUE (or <, >=, >, =) in --constraint, got '{}'", text);
+    return std::nullopt;
+  }
+  Constraint c;
+  c.text = std::string(text);
+  std::string_view name = text.substr(0, op);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  const std::optional<Metric> metric = metric_from_name(name);
+  if (!metric) {
+    error = fmt::format("unknown metric '{}' in --constraint; metrics are: {}", name,
+                        fmt::join(metric_names(), ", "));
+    return std::nullopt;
+  }
+  c.metric = *metric;
+  std::size_t value_at = op + 1;
+  if (value_at < text.size() && text[value_at] == '=') ++value_at;
+  c.comparison = std::string(text.substr(op, value_at - op));
+  if (c.comparison == "==") c.comparison = "=";
+  if (c.comparison == "=<" || c.comparison == "=>") {
+    error = fmt::format("write <= or >= in --constraint, got '{}'", text);
+    return std::nullopt;
+  }
+  const std::string_view value = text.substr(value_at);
+  if (is_duration(c.metric)) {
+    const std::optional<core::Duration> d = scenario::parse_duration(value);
+    if (!d) {
+      error = fmt::format("expected a duration such as '30 s' after {} in --constraint, got '{}'",
+                          c.comparison, value);
+      return std::nullopt;
+    }
+    c.value = static_cast<double>(*d) / static_cast<double>(core::kMillisecond);
+  } else {
+    const std::optional<std::int64_t> n = scenario::parse_count(value);
+    if (!n) {
+      error = fmt::format("expected a count such as '1M' after {} in --constraint, got '{}'",
+                          c.comparison, value);
+      return std::nullopt;
+    }
+    c.value = static_cast<double>(*n);
+  }
+  return c;
+}
+
+Comparison compare(std::vector<Point> points, std::vector<ObjectiveTerm> objective,
+                   std::vector<Constraint> constraints) {
+  Comparison c;
+  c.objective = std::move(objective);
+  c.constraints = std::move(constraints);
+  std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    return a.setting != b.setting ? a.setting < b.setting : a.seed < b.seed;
+  });
+  if (!points.empty()) {
+    c.scenario = points.front().scenario;
+    c.keys = points.front().keys;
+  }
+  std::size_t i = 0;
+  while (i < points.size()) {
+    SettingSummary s;
+    s.values = points[i].values;
+    std::vector<std::vector<double>> values(kMetricCount);
+    const std::size_t setting = points[i].setting;
+    for (; i < points.size() && points[i].setting == setting; ++i) {
+      const Point& p = points[i];
+      if (!p.ok) {
+        if (s.errors++ == 0) s.first_error = p.error.substr(0, p.error.find('\n'));
+        continue;
+      }
+      ++s.runs;
+      for (std::size_t m = 0; m < kMetricCount && m < p.metrics.size(); ++m)
+        if (p.metrics[m]) values[m].push_back(*p.metrics[m]);
+    }
+    for (const std::vector<double>& v : values) s.metrics.push_back(estimate(v));
+    for (const Constraint& k : c.constraints) {
+      const Estimate& e = s.metrics[index_of(k.metric)];
+      if (e.n == 0 || !satisfies(k, e.mean)) s.feasible = false;
+    }
+    if (s.runs == 0) s.feasible = false;
+    c.settings.push_back(std::move(s));
+  }
+  if (!c.objective.empty()) {
+    for (std::size_t k = 0; k < c.settings.size(); ++k) {
+      if (!c.settings[k].feasible) continue;
+      if (!c.best || better(c.settings[k], c.settings[*c.best], c.objective)) c.best = k;
+    }
+  }
+  return c;
+}
+
+std::string format_comparison_table(const Comparison& c) {
+  static constexpr Metric kShown[] = {Metric::completed_checkpoints, Metric::failed_checkpoints,
+                                      Metric::failovers,             Metric::p50_duration,
+                                      Metric::p99_duration,          Metric::replayed_records};
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {""};
+  // Flink keys are long: the table shows their last part (the files keep the whole key).
+  for (const std::string& k : c.keys) {
+    const std::string tail = k.substr(k.rfind('.') + 1);
+    const bool unique = std::count_if(c.keys.begin(), c.keys.end(), [&](const std::string& o) {
+                          return o.substr(o.rfind('.') + 1) == tail;
+                        }) == 1;
+    header.push_back(unique ? tail : k);
+  }
+  header.push_back("seeds");
+  for (Metric m : kShown) header.push_back(metric_title(m));
+  rows.push_back(header);
+  for (std::size_t s = 0; s < c.settings.size(); ++s) {
+    const SettingSummary& setting = c.settings[s];
+    std::vector<std::string> row = {c.best == s ? "*" : (setting.feasible ? "" : "x")};
+    for (const std::string& v : setting.values) row.push_back(v);
+    row.push_back(setting.errors == 0 ? std::to_string(setting.runs)
+                                      : fmt::format("{} ({} bad)", setting.runs, setting.errors));
+    for (Metric m : kShown) row.push_back(format_estimate(m, setting.metrics[index_of(m)]));
+    rows.push_back(row);
+  }
+  // Column widths in characters ("±" is one character but two bytes).
+  auto width = [](const std::string& text) {
+    std::size_t w = 0;
+    for (char ch : text) w += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    return w;
+  };
+  std::vector<std::size_t> widths(header.size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], width(row[k]));
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      if (k > 0) line += "  ";
+      const std::string pad(widths[k] - width(row[k]), ' ');
+      // Settings left-aligned, numbers right-aligned.
+      line += k <= c.keys.size() ? row[k] + pad : pad + row[k];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  out += "values: mean ± 95 % confidence interval over the seeds\n";
+  if (std::any_of(c.settings.begin(), c.settings.end(),
+                  [](const SettingSummary& s) { return !s.feasible; }))
+    out += "x: does not meet " +
+           (c.constraints.empty() ? std::string("(no run)") : constraints_text(c.constraints)) +
+           "\n";
+  for (const SettingSummary& s : c.settings)
+    if (s.errors > 0)
+      out += fmt::format("{}: {} point(s) did not load: {}\n", setting_label(c, s), s.errors,
+                         s.first_error);
+  if (c.best)
+    out += fmt::format("best (*): {} ({}{})\n", setting_label(c, c.settings[*c.best]),
+                       objective_text(c.objective),
+                       c.constraints.empty() ? "" : ", subject to " + constraints_text(c.constraints));
+  else if (!c.objective.empty())
+    out += "best: no setting meets the constraints\n";
+  return out;
+}
+
+std::string comparison_csv(const Comparison& c) {
+  std::vector<std::string> header;
+  for (const std::string& k : c.keys) header.push_back(csv_field(k));
+  header.insert(header.end(), {"runs", "errors"});
+  for (const MetricInfo& info : kMetrics) {
+    header.push_back(std::string(info.name) + "_mean");
+    header.push_back(std::string(info.name) + "_ci95");
+  }
+  header.insert(header.end(), {"feasible", "best"});
+  std::string out = fmt::format("{}\n", fmt::join(header, ","));
+  for (std::size_t s = 0; s < c.settings.size(); ++s) {
+    const SettingSummary& setting = c.settings[s];
+    std::vector<std::string> row;
+    for (const std::string& v : setting.values) row.push_back(csv_field(v));
+    row.push_back(std::to_string(setting.runs));
+    row.push_back(std::to_string(setting.errors));
+    for (const Estimate& e : setting.metrics) {
+      row.push_back(e.n == 0 ? "" : fmt::format("{:.6f}", e.mean));
+      row.push_back(e.n == 0 ? "" : fmt::format("{:.6f}", e.ci95));
+    }
+    row.push_back(setting.feasible ? "true" : "false");
+    row.push_back(c.best == s ? "true" : "false");
+    out += fmt::format("{}\n", fmt::join(row, ","));
+  }
+  return out;
+}
+
+std::string comparison_json(const Comparison& c) {
+  ordered_json j;
+  j["scenario"] = c.scenario;
+  j["keys"] = c.keys;
+  ordered_json objective = ordered_json::array();
+  for (const ObjectiveTerm& t : c.objective)
+    objective.push_back(std::string(t.maximize ? "max:" : "min:") + metric_name(t.metric));
+  j["objective"] = objective;
+  ordered_json constraints = ordered_json::array();
+  for (const Constraint& k : c.constraints) constraints.push_back(k.text);
+  j["constraints"] = constraints;
+  ordered_json settings = ordered_json::array();
+  for (std::size_t s = 0; s < c.settings.size(); ++s) {
+    const SettingSummary& setting = c.settings[s];
+    ordered_json entry;
+    ordered_json values = ordered_json::object();
+    for (std::size_t k = 0; k < c.keys.size(); ++k) values[c.keys[k]] = setting.values[k];
+    entry["values"] = values;
+    entry["runs"] = setting.runs;
+    entry["errors"] = setting.errors;
+    if (setting.errors > 0) entry["first_error"] = setting.first_error;
+    ordered_json metrics = ordered_json::object();
+    for (const MetricInfo& info : kMetrics) {
+      const Estimate& e = setting.metrics[index_of(info.metric)];
+      metrics[info.name] = e.n == 0 ? ordered_json(nullptr)
+                                    : ordered_json{{"n", e.n}, {"mean", e.mean}, {"ci95", e.ci95}};
+    }
+    entry["metrics"] = metrics;
+    entry["feasible"] = setting.feasible;
+    entry["best"] = c.best == s;
+    settings.push_back(entry);
+  }
+  j["settings"] = settings;
+  j["best"] = c.best ? ordered_json(*c.best) : ordered_json(nullptr);
+  return run::json_file_text(j);
+}
+
+std::string comparison_markdown(const Comparison& c) {
+  std::string out = fmt::format("# Sweep of {}\n\n", markdown_cell(c.scenario));
+  std::vector<std::string> header;
+  for (const std::string& k : c.keys) header.push_back("`" + markdown_cell(k) + "`");
+  header.push_back("seeds");
+  for (const MetricInfo& info : kMetrics) header.push_back(info.title);
+  out += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|";
+  for (std::size_t k = 0; k < header.size(); ++k) out += k < c.keys.size() ? "---|" : "---:|";
+  out += "\n";
+  for (std::size_t s = 0; s < c.settings.size(); ++s) {
+    const SettingSummary& setting = c.settings[s];
+    std::vector<std::string> row;
+    for (const std::string& v : setting.values)
+      row.push_back(c.best == s ? "**" + markdown_cell(v) + "**" : markdown_cell(v));
+    row.push_back(std::to_string(setting.runs));
+    for (const MetricInfo& info : kMetrics)
+      row.push_back(format_estimate(info.metric, setting.metrics[index_of(info.metric)]));
+    out += "| " + fmt::format("{}", fmt::join(row, " | ")) + " |\n";
+  }
+  out += "\nMean ± 95 % confidence interval over the seeds.";
+  if (c.best)
+    out += fmt::format(" Best (bold): {}{}.", objective_text(c.objective),
+                       c.constraints.empty() ? "" : ", subject to " + constraints_text(c.constraints));
+  return out + "\n";
+}
+
+}  // namespace ckptsim::analysis

@@ -1,0 +1,111 @@
+// Sweeps and comparisons: what a sweep keeps of each run (a point), the point files, and the
+// comparison over seeds per setting (mean and 95 % confidence interval), with an objective and
+// constraints that pick the best setting. Reads only RunResults and point files.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/run/result.hpp"
+
+namespace ckptsim::analysis {
+
+// The numbers a sweep compares, in the order of the comparison's columns.
+enum class Metric {
+  completed_checkpoints,
+  failed_checkpoints,
+  expired_checkpoints,
+  failovers,
+  restarts,
+  p50_duration,  // of completed checkpoints' end-to-end durations, milliseconds
+  p99_duration,
+  replayed_records,
+};
+inline constexpr std::size_t kMetricCount = 8;
+const char* metric_name(Metric m);  // "p99_duration": CSV/JSON column, objective name
+const char* metric_title(Metric m);  // "p99 duration": terminal and Markdown column
+bool is_duration(Metric m);
+std::optional<Metric> metric_from_name(std::string_view name);
+std::vector<std::string> metric_names();
+
+// One run of a sweep: a setting (values of the varied keys) and a seed.
+struct Point {
+  std::string scenario;             // the scenario file, as given on the command line
+  std::vector<std::string> keys;    // the varied keys (`scenario` for ckptsim compare)
+  std::vector<std::string> values;  // one per key
+  std::size_t setting = 0;          // index of the setting in the sweep's grid
+  std::size_t settings = 1;         // how many settings the grid has
+  std::uint64_t seed = 0;
+  bool ok = true;                   // false: the scenario did not load with these values
+  std::string error;                // its diagnostics
+  std::vector<std::optional<double>> metrics;  // by Metric; nullopt: no value (no checkpoint)
+};
+
+// The metrics of one run (durations in milliseconds), indexed by Metric.
+std::vector<std::optional<double>> point_metrics(const run::RunResult& result);
+
+// The point file: deterministic JSON, numbers exact enough to read back bit for bit.
+std::string point_file_text(const Point& point);
+// nullopt if the text is not a point file.
+std::optional<Point> parse_point_file(const std::string& text);
+
+// Mean and 95 % confidence interval (Student's t) over the seeds that gave a value.
+struct Estimate {
+  std::size_t n = 0;
+  double mean = 0;
+  double ci95 = 0;  // half-width; 0 with fewer than 2 values
+};
+Estimate estimate(const std::vector<double>& values);
+// The two-sided 95 % quantile of Student's t with `df` degrees of freedom (df >= 1).
+double student_t_975(std::size_t df);
+
+// "fewest failovers, then lowest p99 duration": metrics compared in turn on their means.
+struct ObjectiveTerm {
+  Metric metric = Metric::failovers;
+  bool maximize = false;
+};
+// "replayed_records <= 1M": the mean must satisfy it.
+struct Constraint {
+  Metric metric = Metric::replayed_records;
+  std::string comparison;  // "<=", "<", ">=", ">", "="
+  double value = 0;        // in the metric's unit (ms for durations)
+  std::string text;        // as written
+};
+// "failovers,p99_duration" or "min:failovers,max:completed_checkpoints"; error text on failure.
+std::optional<std::vector<ObjectiveTerm>> parse_objective(std::string_view text, std::string& error);
+// "replayed_records<=1M", "p99_duration < 30 s", "failovers=0".
+std::optional<Constraint> parse_constraint(std::string_view text, std::string& error);
+
+struct SettingSummary {
+  std::vector<std::string> values;
+  std::size_t runs = 0;    // points that ran
+  std::size_t errors = 0;  // points that did not load
+  std::string first_error;
+  std::vector<Estimate> metrics;  // by Metric
+  bool feasible = true;           // meets every constraint
+};
+
+struct Comparison {
+  std::string scenario;
+  std::vector<std::string> keys;
+  std::vector<SettingSummary> settings;  // in grid order
+  std::vector<ObjectiveTerm> objective;
+  std::vector<Constraint> constraints;
+  std::optional<std::size_t> best;       // index into settings
+};
+
+// Groups the points by setting (grid order), seeds in ascending order, whatever order they come
+// in, so the comparison of merged shards is the comparison of the whole sweep.
+Comparison compare(std::vector<Point> points, std::vector<ObjectiveTerm> objective,
+                   std::vector<Constraint> constraints);
+
+std::string format_comparison_table(const Comparison& comparison);  // for the terminal
+std::string comparison_csv(const Comparison& comparison);
+std::string comparison_json(const Comparison& comparison);
+std::string comparison_markdown(const Comparison& comparison);
+
+}  // namespace ckptsim::analysis

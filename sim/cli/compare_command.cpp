@@ -1,0 +1,59 @@
+// `ckptsim compare A.yaml B.yaml ...`: the scenarios side by side, each run with the same seeds,
+// compared as a sweep's settings are (mean and 95 % confidence interval over the seeds).
+#include <memory>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/sweep_runner.hpp"
+
+namespace ckptsim::cli {
+namespace {
+
+struct Options {
+  std::vector<std::string> scenarios;
+  std::vector<std::string> sets;
+  std::size_t seeds = 5;
+  std::uint64_t first_seed = 1;
+  int threads = 0;
+  std::string out;
+  std::string objective;
+  std::vector<std::string> constraints;
+};
+
+int run_command(const Options& o) {
+  SweepSpec spec;
+  spec.scenario = "compare";
+  spec.keys = {"scenario"};
+  for (const std::string& path : o.scenarios) spec.settings.push_back(Setting{path, o.sets, {path}});
+  spec.seeds = o.seeds;
+  spec.first_seed = o.first_seed;
+  spec.threads = o.threads;
+  spec.out_dir = o.out;
+  if (!parse_selection(o.objective, o.constraints, spec, "ckptsim compare")) return 1;
+  return run_sweep(spec, "ckptsim compare");
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Run two or more scenarios with the same seeds and compare them side by side (mean and "
+      "95 % confidence interval over the seeds).");
+  cmd->add_option("SCENARIO", o->scenarios, "Scenario files (YAML), at least two")
+      ->required()
+      ->expected(2, -1);
+  cmd->add_option("--set", o->sets, "Override a value in every scenario: KEY=VALUE")->take_all();
+  cmd->add_option("--seeds", o->seeds, "Seeds per scenario")->capture_default_str()->check(
+      CLI::PositiveNumber);
+  cmd->add_option("--first-seed", o->first_seed, "The seeds are N, N+1, ...")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Runs in parallel (default: one per core)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--out", o->out, "Also write point files and comparison files here");
+  cmd->add_option("--objective", o->objective, "Metrics to minimise in turn, as for sweep");
+  cmd->add_option("--constraint", o->constraints, "METRIC<=VALUE, as for sweep");
+  return Command{cmd, [o] { return run_command(*o); }};
+}
+
+}  // namespace ckptsim::cli
