@@ -15,7 +15,11 @@ namespace ckptsim::model {
 
 TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observer& observer,
                          TaskRuntimeListener& listener)
-    : sim_(sim), scenario_(scenario), observer_(observer), listener_(listener) {
+    : sim_(sim),
+      scenario_(scenario),
+      observer_(observer),
+      listener_(listener),
+      storage_(sim, scenario.cluster.checkpoint_storage, *this) {
   const auto& vertices = scenario.job.vertices;
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     vertex_first_.push_back(static_cast<int>(subtasks_.size()));
@@ -313,6 +317,7 @@ void TaskRuntime::clear_network() {
 
 void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
   ++generation_;
+  storage_.cancel_all();
   clear_network();  // in-flight data is lost with the old attempts
   running_ = 0;
   const ClusterSpec& cluster = scenario_.cluster;
@@ -336,6 +341,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
       if (it != restored->task_states.end()) {
         fresh.position = it->second.source_position;
         fresh.state_size = it->second.state_size;
+        fresh.confirmed_state_size = it->second.state_size;  // increments build on it
       }
     }
     s = fresh;
@@ -360,6 +366,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
 void TaskRuntime::cancel() {
   flush_samples();  // the time series up to now sees the queues before they are dropped
   ++generation_;
+  storage_.cancel_all();
   clear_network();
   running_ = 0;
   bool any = false;
@@ -425,6 +432,7 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
                         cc.aligned_checkpoint_timeout < core::kNever;
   barrier.timeout = cc.aligned_checkpoint_timeout;
   barrier.last_from_source = props.synchronous;
+  barrier.full = props.is_savepoint() || props.type == SnapshotType::full_checkpoint;
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     if (!is_source(subtasks_[i])) continue;
     trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
@@ -1052,23 +1060,23 @@ void TaskRuntime::send_ack(int id) {
   Subtask& s = sub(id);
   const SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
   const VertexSpec& v = vertex(s);
-  const CheckpointStorageSpec& storage = scenario_.cluster.checkpoint_storage;
-  // The async part uploads the state and, unaligned, the channel state.
-  const std::int64_t upload_bytes = s.state_size + phase.persisted_bytes;
-  const Duration upload =
-      storage.latency + static_cast<Duration>(static_cast<double>(upload_bytes) /
-                                              std::max(1.0, storage.bandwidth_bytes_per_second) * 1e9);
+  const std::int64_t cp = phase.barrier.checkpoint_id;
+  // What the async part uploads: the full state, or with incremental RocksDB snapshots what
+  // changed since the last confirmed checkpoint; plus, unaligned, the channel state.
+  const bool incremental = scenario_.flink.state_backend == StateBackendKind::rocksdb &&
+                           scenario_.flink.incremental && !phase.barrier.full;
+  const std::int64_t state_upload =
+      incremental ? std::max<std::int64_t>(0, s.state_size - s.confirmed_state_size) : s.state_size;
+  s.snapshot_sizes[cp] = s.state_size;
   PendingAck ack;
-  ack.id = phase.barrier.checkpoint_id;
+  ack.id = cp;
   ack.task = {s.vertex, s.index, s.attempt};
   ack.generation = generation_;
   ack.subtask = id;
   ack.metrics.task = ack.task;
-  ack.metrics.checkpointed_size = s.state_size + phase.persisted_bytes;
+  ack.metrics.checkpointed_size = state_upload + phase.persisted_bytes;
   ack.metrics.state_size = s.state_size + phase.persisted_bytes;
   ack.metrics.sync_duration = v.sync_snapshot;
-  // AsyncCheckpointRunnable runs from the end of the sync part until the uploads finish.
-  ack.metrics.async_duration = (sim_.now() - phase.sync_end) + upload;
   ack.metrics.alignment_duration = phase.alignment;
   ack.metrics.start_delay = std::max<Duration>(0, phase.started - phase.barrier.timestamp);
   ack.metrics.processed_bytes = phase.processed_bytes;
@@ -1077,7 +1085,23 @@ void TaskRuntime::send_ack(int id) {
   ack.state.source_position = s.position;
   ack.state.state_size = s.state_size;
   acks_.push_back(ack);
-  sim_.schedule_in(upload + scenario_.cluster.rpc_latency, this, kAckArrives, acks_.size() - 1);
+  s.upload_token = acks_.size() - 1;
+  // Uploads share the checkpoint storage's bandwidth with every other upload in flight.
+  storage_.start_upload(state_upload + phase.persisted_bytes, s.upload_token);
+}
+
+void TaskRuntime::upload_finished(std::uint64_t token) {
+  PendingAck& ack = acks_[token];
+  if (ack.generation != generation_) return;
+  // AsyncCheckpointRunnable runs from the end of the sync part until the uploads finish.
+  ack.metrics.async_duration =
+      sim_.now() - sync_phases_[static_cast<std::size_t>(ack.subtask)].sync_end;
+  sim_.schedule_in(scenario_.cluster.rpc_latency, this, kAckArrives, token);
+}
+
+std::int64_t TaskRuntime::upload_remaining(TaskRef t) const {
+  const Subtask& s = sub(vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask);
+  return storage_.remaining_bytes(s.upload_token);
 }
 
 Duration TaskRuntime::service_time(int id, std::int64_t records) {
@@ -1210,6 +1234,8 @@ WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
   }
   if (s.uploading_checkpoint >= cp) {
     w.kind = WaitState::Kind::async_upload;
+    w.bytes_ahead = storage_.remaining_bytes(s.upload_token);
+    w.drain_bytes_per_second = storage_.bandwidth_per_upload();
     return w;
   }
   if (stalled(s)) {
@@ -1336,6 +1362,11 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       // notifyCheckpointAborted does not touch the barrier handler: aligned inputs stay blocked
       // (R5); a checkpoint not yet taken here is remembered and becomes a cancel marker.
       if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
+      if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
+        auto it = s.snapshot_sizes.find(rpc.id);
+        if (it != s.snapshot_sizes.end()) s.confirmed_state_size = it->second;
+        s.snapshot_sizes.erase(s.snapshot_sizes.begin(), s.snapshot_sizes.upper_bound(rpc.id));
+      }
       observer_.task_notified(sim_.now(), {s.vertex, s.index, s.attempt}, rpc.id, rpc.complete);
       return;
     }

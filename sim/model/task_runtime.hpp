@@ -22,6 +22,7 @@
 #include "sim/core/random.hpp"
 #include "sim/core/simulation.hpp"
 #include "sim/model/checkpoint_coordinator.hpp"
+#include "sim/model/checkpoint_storage.hpp"
 #include "sim/model/config.hpp"
 #include "sim/model/observer.hpp"
 
@@ -38,7 +39,7 @@ class TaskRuntimeListener {
   virtual void all_tasks_terminal() = 0;  // every task CANCELED or FINISHED
 };
 
-class TaskRuntime final : public core::EventHandler {
+class TaskRuntime final : public core::EventHandler, private CheckpointStorage::Listener {
  public:
   TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observer& observer,
               TaskRuntimeListener& listener);
@@ -117,6 +118,7 @@ class TaskRuntime final : public core::EventHandler {
     Duration timeout = 0;          // execution.checkpointing.aligned-checkpoint-timeout
     bool savepoint = false;
     bool last_from_source = false; // stop-with-savepoint: the source emits nothing after it
+    bool full = false;             // a full snapshot (savepoint, or FULL after NO_CLAIM restore)
     std::int32_t bytes = 0;
     std::int64_t records = 0;
     std::int64_t checkpoint_id = 0;
@@ -165,6 +167,10 @@ class TaskRuntime final : public core::EventHandler {
     std::int64_t persisted_bytes = 0;   // channel state (unaligned): output + input
     SimTime sync_end = 0;
   };
+ public:
+  // Where an unacknowledged subtask's upload stands (bytes left, share of the bandwidth).
+  std::int64_t upload_remaining(TaskRef task) const;
+ private:
   enum class ThreadState : std::uint8_t { idle, busy, back_pressured };
   struct Subtask {
     int vertex = 0;
@@ -227,6 +233,10 @@ class TaskRuntime final : public core::EventHandler {
     std::int64_t output_timeout_mail = -1;    // mail pending: convert queued output barriers
     bool ack_waits_for_output = false;
     std::int64_t uploading_checkpoint = -1;
+    std::uint64_t upload_token = 0;             // acks_ index of the upload in flight
+    // Incremental snapshots upload what changed since the last confirmed checkpoint.
+    std::int64_t confirmed_state_size = 0;
+    std::map<std::int64_t, std::int64_t> snapshot_sizes;  // checkpoint -> state size taken
   };
   struct PendingAck {
     std::int64_t id = 0;
@@ -295,6 +305,7 @@ class TaskRuntime final : public core::EventHandler {
   void finish_sync_phase(int id);
   void process_unaligned_barrier(int id, int channel, const Buffer& barrier);
   void send_ack(int id);
+  void upload_finished(std::uint64_t token) override;
   bool process_priority_event(int id);
   void start_processing(int id, const Buffer& b);
   void register_alignment_timer(int id, const Buffer& barrier);
@@ -321,6 +332,7 @@ class TaskRuntime final : public core::EventHandler {
   std::vector<NotifyRpc> notify_rpcs_;
   std::vector<SyncPhase> sync_phases_;  // per subtask
   std::vector<std::pair<std::uint64_t, std::int64_t>> timers_;  // (subtask arg, checkpoint)
+  CheckpointStorage storage_;
   std::vector<core::RandomStream> rngs_;  // one stream per subtask (arrivals, service times)
   std::uint32_t generation_ = 0;
   int running_ = 0;

@@ -224,7 +224,7 @@ TEST_CASE("R10/R11 UnalignedCheckpointsTest: an unaligned barrier overtakes the 
   h.run_for(core::seconds(3));  // back-pressured: full subpartitions and input channels
   REQUIRE(h.tasks.channel_stats(kSource1, kSink)->backlog >= 10);
   h.trigger(1);
-  h.run_for(core::milliseconds(5));
+  h.run_for(core::milliseconds(20));
   // Both barriers jumped the queues: the sink snapshotted at once and acknowledged quickly
   // despite ~20 buffers per channel ahead (an aligned barrier would need seconds, see R8).
   const auto* sink_ack = h.jm.ack_of(1, 1, 0);
@@ -325,4 +325,57 @@ TEST_CASE("R15 AlternatingCheckpointsTest.testAlignedNeverTimeoutableCheckpoint:
   CHECK_FALSE(sink->metrics.unaligned);
   CHECK(sink->metrics.persisted_bytes == 0);
   CHECK(sink->at - t0 > core::milliseconds(500));
+}
+
+TEST_CASE("snapshots: concurrent uploads share the checkpoint storage bandwidth", "[snapshot]") {
+  Scenario s = two_sources_one_sink();
+  s.job.vertices[0].parallelism = 4;
+  s.job.vertices[0].state_size = 10 * 1024 * 1024;
+  s.job.vertices[1].cost_per_record = core::microseconds(1);
+  s.cluster.checkpoint_storage.bandwidth_bytes_per_second = 10.0 * 1024 * 1024;
+  s.cluster.checkpoint_storage.latency = 0;
+  Harness h(std::move(s));
+  h.trigger(1);
+  h.run_for(core::seconds(10));
+  // Four 10 MiB uploads at 10 MiB/s shared: each takes ~4 s, not 1 s.
+  for (int i = 0; i < 4; ++i) {
+    const auto* ack = h.jm.ack_of(1, 0, i);
+    REQUIRE(ack != nullptr);
+    CHECK(static_cast<double>(ack->metrics.async_duration) / 1e9 == Approx(4.0).epsilon(0.01));
+  }
+}
+
+TEST_CASE("snapshots: incremental RocksDB uploads only what changed since the last confirmed "
+          "checkpoint; FULL checkpoints and heap snapshots upload everything",
+          "[snapshot]") {
+  Scenario s = two_sources_one_sink();
+  s.job.vertices[0].parallelism = 1;
+  s.job.vertices[1].state_size = 1000000;
+  s.job.vertices[1].state_growth_per_record = 10;
+  s.job.vertices[1].cost_per_record = core::microseconds(10);
+  s.flink.state_backend = StateBackendKind::rocksdb;
+  s.flink.incremental = true;
+  Harness h(std::move(s));
+  h.trigger(1);
+  h.run_for(core::seconds(1));
+  const auto* first = h.jm.ack_of(1, 1, 0);
+  REQUIRE(first != nullptr);
+  CHECK(first->metrics.checkpointed_size == first->metrics.state_size);  // nothing confirmed yet
+  h.tasks.notify_checkpoint_complete(1);
+  h.run_for(core::seconds(1));
+  h.trigger(2);
+  h.run_for(core::seconds(1));
+  const auto* second = h.jm.ack_of(2, 1, 0);
+  REQUIRE(second != nullptr);
+  // 20,000 records/s x 10 B per record for ~2 s since checkpoint 1.
+  CHECK(second->metrics.checkpointed_size == second->metrics.state_size - first->metrics.state_size);
+  CHECK(second->metrics.checkpointed_size > 300000);
+  CHECK(second->metrics.checkpointed_size < second->metrics.state_size / 2);
+  CheckpointProperties full;
+  full.type = SnapshotType::full_checkpoint;
+  h.tasks.trigger_checkpoint(3, h.sim.now(), full);
+  h.run_for(core::seconds(1));
+  const auto* third = h.jm.ack_of(3, 1, 0);
+  REQUIRE(third != nullptr);
+  CHECK(third->metrics.checkpointed_size == third->metrics.state_size);
 }

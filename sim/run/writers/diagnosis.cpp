@@ -57,8 +57,10 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
   if (w.kind == "trigger_not_run")
     return fmt::format("{}: the checkpoint trigger has not run in the source's thread", task);
   if (w.kind == "async_upload")
-    return fmt::format("{}: snapshot taken, the asynchronous upload/acknowledgement is in flight",
-                       task);
+    return fmt::format("{}: snapshot taken, the asynchronous upload has {} left at a shared "
+                       "bandwidth of {}/s",
+                       task, bytes(w.bytes_ahead),
+                       bytes(static_cast<std::int64_t>(w.drain_bytes_per_second)));
   if (w.kind == "not_running") return fmt::format("{}: the task is not running", task);
   return fmt::format("{}: {}", task, w.kind);
 }

@@ -1,0 +1,54 @@
+// Checkpoint storage as a shared resource: every upload first pays the storage latency, then
+// all uploads in flight share the bandwidth equally (processor sharing), so concurrent
+// snapshots of many subtasks slow each other down (MODEL.md section 5).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/simulation.hpp"
+#include "sim/model/config.hpp"
+
+namespace ckptsim::model {
+
+class CheckpointStorage final : public core::EventHandler {
+ public:
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    virtual void upload_finished(std::uint64_t token) = 0;
+  };
+
+  CheckpointStorage(core::Simulation& sim, CheckpointStorageSpec spec, Listener& listener)
+      : sim_(sim), spec_(spec), listener_(listener) {}
+
+  void start_upload(std::int64_t bytes, std::uint64_t token);
+  // Drops every upload (the tasks that started them are gone).
+  void cancel_all();
+  int uploads_in_flight() const { return static_cast<int>(active_.size()); }
+  // Bytes an upload still has to transfer (0 if unknown or done).
+  std::int64_t remaining_bytes(std::uint64_t token) const;
+  double bandwidth_per_upload() const;
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+ private:
+  enum Event : std::uint32_t { kLatencyDone, kFinish };
+  struct Upload {
+    std::uint64_t token = 0;
+    double remaining = 0;
+  };
+  void advance();
+  void reschedule();
+
+  core::Simulation& sim_;
+  CheckpointStorageSpec spec_;
+  Listener& listener_;
+  std::vector<Upload> waiting_;   // paying the latency, indexed by the event argument
+  std::vector<Upload> active_;    // sharing the bandwidth, in start order
+  SimTime last_update_ = 0;
+  core::EventId next_finish_;
+  std::uint32_t generation_ = 0;
+};
+
+}  // namespace ckptsim::model
