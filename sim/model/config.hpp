@@ -78,6 +78,13 @@ struct FlinkConfig {
   int buffers_per_channel = 2;
   int floating_buffers_per_gate = 8;
   int max_buffers_per_channel = 10;
+  // Buffer debloating (taskmanager.network.memory.buffer-debloat.*, TaskManagerOptions).
+  bool debloat_enabled = false;
+  Duration debloat_target = core::kSecond;
+  Duration debloat_period = core::milliseconds(200);
+  int debloat_samples = 20;
+  int debloat_threshold_percent = 25;
+  std::int64_t min_segment_size = 256;  // taskmanager.memory.min-segment-size
 };
 
 // Fills the version-dependent defaults that the user did not set (restart strategy defaults of

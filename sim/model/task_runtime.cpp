@@ -203,7 +203,12 @@ void TaskRuntime::account(Subtask& s) {
   // last call, which every mutation of the subtask's queues makes first).
   const Duration period = scenario_.sample_period;
   const SimTime now = sim_.now();
-  if (period <= 0 || s.state != ExecutionState::running) {
+  if (s.state != ExecutionState::running) {
+    s.accounted_until = now;
+    return;
+  }
+  if (period <= 0) {  // no time series: only the debloater's idle time is kept
+    if (s.thread_state == ThreadState::idle) s.debloat_idle += now - s.accounted_until;
     s.accounted_until = now;
     return;
   }
@@ -214,7 +219,10 @@ void TaskRuntime::account(Subtask& s) {
     switch (s.thread_state) {
       case ThreadState::busy: s.sample.busy += d; break;
       case ThreadState::back_pressured: s.sample.back_pressured += d; break;
-      case ThreadState::idle: s.sample.idle += d; break;
+      case ThreadState::idle:
+        s.sample.idle += d;
+        s.debloat_idle += d;
+        break;
     }
     s.accounted_until = until;
     if (until == sample_end) {
@@ -240,6 +248,43 @@ void TaskRuntime::update_thread_state(Subtask& s) {
     s.thread_state = ThreadState::back_pressured;
   else
     s.thread_state = ThreadState::idle;
+}
+
+void TaskRuntime::recalculate_buffer_size(int id) {
+  // BufferDebloater.recalculateBufferSize with BufferSizeEMA.calculateBufferSize (R19).
+  Subtask& s = sub(id);
+  const FlinkConfig& f = scenario_.flink;
+  account(s);
+  // ThroughputCalculator pauses while the gate has no data.
+  const Duration measured = std::max<Duration>(core::kMillisecond, f.debloat_period - s.debloat_idle);
+  const double throughput = static_cast<double>(s.debloat_bytes) / (static_cast<double>(measured) / 1e9);
+  s.debloat_bytes = 0;
+  s.debloat_idle = 0;
+  // RemoteInputChannel.getBuffersInUseCount summed over the gate: queued buffers plus
+  // max(0, numRequiredBuffers - initialCredit), i.e. the sender's announced backlog.
+  int in_use = 0;
+  for (int c : s.inputs) in_use += static_cast<int>(chan(c).received.size()) + chan(c).backlog;
+  const double desired_total = throughput * static_cast<double>(f.debloat_target) / 1e9;
+  const double alpha = 2.0 / (f.debloat_samples + 1);
+  const double desirable = std::min(desired_total / std::max(1, in_use), 2 * s.debloat_size);
+  s.debloat_size += alpha * (desirable - s.debloat_size);
+  const double lo = static_cast<double>(std::min(f.min_segment_size, f.segment_size));
+  s.debloat_size = std::clamp(s.debloat_size, lo, static_cast<double>(f.segment_size));
+  const auto size = static_cast<std::int64_t>(s.debloat_size);
+  const bool at_bound = size == static_cast<std::int64_t>(lo) || size == f.segment_size;
+  const double change =
+      std::abs(1.0 - static_cast<double>(s.debloat_announced) / static_cast<double>(size)) * 100;
+  if (size == s.debloat_announced || (change < f.debloat_threshold_percent && !at_bound)) return;
+  s.debloat_announced = size;
+  for (int c : s.inputs) chan(c).buffer_size = size;  // announceBufferSize to the upstreams
+}
+
+std::int64_t TaskRuntime::buffer_size(TaskRef from, TaskRef to) const {
+  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
+  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
+  for (int c : sub(q).inputs)
+    if (chan(c).producer == p) return chan(c).buffer_size;
+  return 0;
 }
 
 void TaskRuntime::flush_samples() {
@@ -305,6 +350,7 @@ void TaskRuntime::clear_network() {
     // Remote channels start with their exclusive buffers as credit; a local channel reads the
     // producer's subpartition directly (modelled as one buffer of credit, no floating buffers).
     c.credits = c.local ? 1 : std::max(0, f.buffers_per_channel);
+    c.buffer_size = std::max<std::int64_t>(1, f.segment_size);
     c.floating = 0;
     c.blocked = false;
     c.drained_bytes = 0;
@@ -334,7 +380,10 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
     fresh.attempt = s.attempt + 1;
     fresh.state = ExecutionState::created;
     fresh.barrier_seen.assign(s.inputs.size(), false);
-    for (std::size_t g = 0; g < fresh.outputs.size(); ++g) fresh.outputs[g].next = static_cast<std::size_t>(s.index);
+    for (OutputGroup& g : fresh.outputs) {  // a new attempt starts with empty output state
+      g.next = static_cast<std::size_t>(s.index);
+      std::fill(g.carry.begin(), g.carry.end(), 0.0);
+    }
     fresh.state_size = vertex(s).state_size;
     if (restored) {
       auto it = restored->task_states.find({s.vertex, s.index});
@@ -516,7 +565,7 @@ void TaskRuntime::write_records(Subtask& s, std::int64_t records) {
 
 void TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int64_t record_size) {
   Channel& c = chan(channel);
-  const std::int64_t segment = std::max<std::int64_t>(1, scenario_.flink.segment_size);
+  const std::int64_t segment = c.buffer_size;
   c.open_records += records;
   c.open_bytes += records * record_size;
   while (c.open_bytes >= segment) {  // a full BufferBuilder becomes a finished buffer
@@ -804,6 +853,7 @@ void TaskRuntime::progress(int id) {
         ++ch.consumed;
         s.records_in += b.records;
         s.sample.records_in += b.records;
+        s.debloat_bytes += b.bytes;
         if (s.checkpoint_pending) s.processed_bytes += b.bytes;  // processed during alignment
         recycle(c);
         start_processing(id, b);
@@ -1389,6 +1439,14 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       wake(id);
       return;
     }
+    case kDebloat: {
+      if (!current(a)) return;
+      const int id = subtask_of(a);
+      if (sub(id).state != ExecutionState::running) return;
+      recalculate_buffer_size(id);
+      sim_.schedule_in(scenario_.flink.debloat_period, this, kDebloat, a);
+      return;
+    }
     case kStallEnds: {
       const auto v = static_cast<std::size_t>(a);
       for (int i = 0; i < scenario_.job.vertices[v].parallelism; ++i) wake(vertex_first_[v] + i);
@@ -1407,6 +1465,11 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
         // Sample periods are aligned to the run's clock so rows of all subtasks line up.
         if (scenario_.sample_period > 0)
           s.sample_start = sim_.now() - sim_.now() % scenario_.sample_period;
+        if (scenario_.flink.debloat_enabled && !s.inputs.empty()) {
+          s.debloat_size = static_cast<double>(scenario_.flink.segment_size);
+          s.debloat_announced = scenario_.flink.segment_size;
+          sim_.schedule_in(scenario_.flink.debloat_period, this, kDebloat, arg(id));
+        }
         wake(id);
         if (++running_ == num_subtasks()) listener_.all_tasks_running();
       } else if (to == ExecutionState::canceled && s.state == ExecutionState::canceling) {

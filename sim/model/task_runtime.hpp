@@ -107,7 +107,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
  private:
   enum Event : std::uint32_t {
     kSourceEmit, kProcessDone, kTriggerArrives, kSyncDone, kAckArrives, kStallEnds,
-    kStateTransition, kNotifyArrives, kWake, kFlush, kAlignmentTimer, kOutputTimer,
+    kStateTransition, kNotifyArrives, kWake, kFlush, kAlignmentTimer, kOutputTimer, kDebloat,
   };
   // A network buffer or an event in a subpartition / input channel queue.
   struct Buffer {
@@ -140,6 +140,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     int floating = 0;              // floating buffers this channel holds
     bool blocked = false;          // an aligned barrier was handed out: nothing more is sent
     std::int64_t drained_bytes = 0;   // consumed by the receiver (for drain rates)
+    std::int64_t buffer_size = 0;     // current size of new buffers (debloating shrinks it)
     // Queueing statistics (never reset): occupancy integral in buffer-ns, sojourn in ns.
     int occupancy = 0;
     SimTime occupancy_since = 0;
@@ -213,6 +214,11 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::set<std::int64_t> aborted;       // notified aborted before being triggered here
     // Time accounting on thread-state transitions (TimerGauge semantics).
     ThreadState thread_state = ThreadState::idle;
+    // Buffer debloating of this task's input gate (BufferDebloater, BufferSizeEMA).
+    double debloat_size = 0;            // the EMA's last buffer size
+    std::int64_t debloat_announced = 0; // the size last announced upstream
+    std::int64_t debloat_bytes = 0;     // bytes consumed in the current period
+    Duration debloat_idle = 0;          // time without input in the current period
     SimTime accounted_until = 0;
     SimTime sample_start = 0;
     TaskSample sample;
@@ -316,6 +322,11 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   void occupancy_change(Channel& c, int delta);
   Duration service_time(int id, std::int64_t records);
   void update_thread_state(Subtask& s);
+  void recalculate_buffer_size(int id);
+ public:
+  // The buffer size the consumer of a channel currently asks for (debloating), in bytes.
+  std::int64_t buffer_size(TaskRef from, TaskRef to) const;
+ private:
   void yield_to_mail(int id);
 
   core::Simulation& sim_;

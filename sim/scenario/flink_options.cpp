@@ -276,6 +276,27 @@ const std::vector<FlinkOption>& flink_options() {
          int_into(v, r, "taskmanager.network.memory.max-buffers-per-channel", 0,
                   r.config.max_buffers_per_channel);
        }},
+      {"taskmanager.network.memory.buffer-debloat.enabled", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.debloat_enabled); }},
+      {"taskmanager.network.memory.buffer-debloat.target", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.debloat_target); }},
+      {"taskmanager.network.memory.buffer-debloat.period", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.debloat_period); }},
+      {"taskmanager.network.memory.buffer-debloat.samples", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) {
+         int_into(v, r, "taskmanager.network.memory.buffer-debloat.samples", 1,
+                  r.config.debloat_samples);
+       }},
+      {"taskmanager.network.memory.buffer-debloat.threshold-percentages", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) {
+         int_into(v, r, "taskmanager.network.memory.buffer-debloat.threshold-percentages", 0,
+                  r.config.debloat_threshold_percent);
+       }},
+      {"taskmanager.memory.min-segment-size", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) {
+         const auto size = read_size(r.ctx, v);
+         if (size && *size > 0) r.config.min_segment_size = *size;
+       }},
       {"jobmanager.execution.failover-strategy", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
          // Checked but not modelled: this version of ckptsim always fails over globally.
