@@ -84,6 +84,7 @@ struct FlinkConfig {
   Duration debloat_period = core::milliseconds(200);
   int debloat_samples = 20;
   int debloat_threshold_percent = 25;
+  bool operator_chaining = true;        // pipeline.operator-chaining
   std::int64_t min_segment_size = 256;  // taskmanager.memory.min-segment-size
 };
 
@@ -141,6 +142,9 @@ struct VertexSpec {
   int keys = 1024;
   double zipf_s = 1.0;
   double hot_key_share = 0.0;
+  // The operators chained into this task (Flink's default chaining), in order; empty or just
+  // `name` for an unchained vertex. Timeline actions may name any of them.
+  std::vector<std::string> operators;
   // Records per batch handed from task to task: the first-version stand-in for a network
   // buffer (segment-size / record-size, at least 1).
 };
@@ -149,6 +153,15 @@ struct JobSpec {
   std::string name = "ckptsim-job";
   std::vector<VertexSpec> vertices;          // topologically ordered
 };
+
+// Flink's default operator chaining (StreamingJobGraphGenerator.isChainable, reduced): a vertex
+// joins its upstream's task when the edge is forward, the parallelisms are equal and the
+// upstream has no other consumer. A chain is one task named "A -> B -> C": one thread, one
+// mailbox, one barrier handler; its cost per input record is the sum of the operators' costs
+// (weighted by the selectivities before them). Returns the job graph of tasks.
+JobSpec chain_operators(const JobSpec& job);
+// Index of the task (vertex of the chained graph) that runs the operator `name`, or -1.
+int task_of_operator(const JobSpec& chained, const std::string& name);
 
 enum class ActionKind {
   stop_with_savepoint,    // savepoint, then FINISHED

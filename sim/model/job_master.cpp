@@ -27,9 +27,9 @@ void JobMaster::start() {
     const TimelineAction& a = scenario_.timeline[i];
     if (a.kind == ActionKind::stall) {
       // A stall is a property of the vertex's environment: it outlives task restarts.
-      for (std::size_t v = 0; v < scenario_.job.vertices.size(); ++v)
-        if (scenario_.job.vertices[v].name == a.vertex)
-          tasks_.add_stall(static_cast<int>(v), a.subtask, a.at, a.duration);
+      // A stalled operator blocks the whole task its chain runs in.
+      const int task = task_of_operator(scenario_.job, a.vertex);
+      if (task >= 0) tasks_.add_stall(task, a.subtask, a.at, a.duration);
       continue;
     }
     sim_.schedule_at(a.at, this, kTimelineAction, i);

@@ -781,6 +781,13 @@ void TaskRuntime::emit_source_records(int id) {
   s.fractional_records -= static_cast<double>(records);
   s.position += records;
   s.sample.records_in += records;
+  if (v.cost_per_record > 0 && records > 0) {
+    // Operators chained to the source process what it read on the same thread.
+    Buffer batch;
+    batch.records = records;
+    start_processing(id, batch);
+    return;  // kProcessDone writes the output, then progress() reads on
+  }
   write_records(s, records);
   schedule_emission(s, id);
 }
@@ -1394,6 +1401,7 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
         return;
       }
       s.pending_triggers.push_back(rpc.barrier);
+      yield_to_mail(rpc.subtask);  // FLIP-27: the mailbox is checked between records
       wake(rpc.subtask);
       return;
     }

@@ -137,6 +137,7 @@ struct RunResult {
   std::vector<LogRecord> log;
   std::vector<TaskSampleRow> timeseries;  // ordered by (end, vertex, subtask)
   std::uint64_t events_executed = 0;
+  std::uint64_t buffers_transferred = 0;  // network buffers and events moved to input channels
 };
 
 // Epoch milliseconds of a simulated instant.

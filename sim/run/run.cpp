@@ -18,6 +18,8 @@ std::string job_id_for(const model::Scenario& scenario) {
 RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
   model::Scenario scenario = input;
   if (seed) scenario.seed = *seed;
+  // From operators to tasks: what Flink deploys (and names in its log and REST API).
+  if (scenario.flink.operator_chaining) scenario.job = model::chain_operators(scenario.job);
   core::Simulation sim;
   const std::string job_id = job_id_for(scenario);
   Recorder recorder(scenario, job_id);
@@ -40,6 +42,7 @@ RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
   result.restarts = job.restarts();
   result.replayed_records = job.replayed_records();
   result.events_executed = sim.executed();
+  result.buffers_transferred = job.tasks().buffers_transferred();
   return result;
 }
 

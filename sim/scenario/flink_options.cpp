@@ -297,6 +297,10 @@ const std::vector<FlinkOption>& flink_options() {
          const auto size = read_size(r.ctx, v);
          if (size && *size > 0) r.config.min_segment_size = *size;
        }},
+      {"pipeline.operator-chaining", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
+      {"pipeline.operator-chaining.enabled", FlinkVersion::v1_20,
+       [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
       {"jobmanager.execution.failover-strategy", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
          // Checked but not modelled: this version of ckptsim always fails over globally.
