@@ -103,6 +103,9 @@ struct ClusterSpec {
   CheckpointStorageSpec checkpoint_storage;
   Duration deploy_time = core::milliseconds(500);   // SCHEDULED -> RUNNING after (re)deploy
   Duration rpc_latency = core::milliseconds(1);     // JM <-> TM messages
+  // Task failures as a Poisson process with this mean time between failures (none if unset);
+  // each one fails the job over like a task failure does.
+  std::optional<Duration> mtbf;
 };
 
 // Something on the JobManager that checkpoints before the tasks are triggered: an

@@ -18,7 +18,8 @@ JobMaster::JobMaster(core::Simulation& sim, const Scenario& scenario, std::strin
       scenario_(scenario),
       job_id_(std::move(job_id)),
       observer_(observer),
-      tasks_(sim, scenario, observer, *this) {}
+      tasks_(sim, scenario, observer, *this),
+      failure_rng_(scenario.seed, "random-failures") {}
 
 JobMaster::~JobMaster() = default;
 
@@ -34,6 +35,10 @@ void JobMaster::start() {
     }
     sim_.schedule_at(a.at, this, kTimelineAction, i);
   }
+  if (scenario_.cluster.mtbf)
+    sim_.schedule_in(static_cast<Duration>(failure_rng_.exponential(
+                         static_cast<double>(*scenario_.cluster.mtbf))),
+                     this, kRandomFailure);
   submit(nullptr);
 }
 
@@ -284,6 +289,17 @@ void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
     case kRestart:
       backoff_done_ = true;
       if (status_ == JobStatus::restarting && cancel_done_) restart_tasks();
+      break;
+    case kRandomFailure:
+      // Failures keep arriving in wall-clock time whatever the job is doing; one that hits a
+      // job not RUNNING (already restarting) is merged into that recovery.
+      if (status_ == JobStatus::running)
+        handle_global_failure("org.apache.flink.runtime.io.network.netty.exception."
+                              "RemoteTransportException",
+                              "Lost connection to task manager (injected failure, mtbf).");
+      sim_.schedule_in(static_cast<Duration>(failure_rng_.exponential(
+                           static_cast<double>(*scenario_.cluster.mtbf))),
+                       this, kRandomFailure);
       break;
     case kStopFailed:
       stop_request_.reset();

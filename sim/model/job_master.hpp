@@ -59,7 +59,8 @@ class JobMaster final : public core::EventHandler,
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kStopFailed };
+  enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kStopFailed,
+                               kRandomFailure };
 
   void submit(const CompletedCheckpoint* restore_from);
   void transition(JobStatus to);
@@ -87,6 +88,7 @@ class JobMaster final : public core::EventHandler,
   std::optional<std::uint64_t> stop_request_;
   std::vector<std::pair<std::string, std::string>> failures_;  // (exception class, message)
   std::optional<CompletedCheckpoint> start_state_;
+  core::RandomStream failure_rng_;
 };
 
 }  // namespace ckptsim::model

@@ -166,7 +166,8 @@ const Node* section(Context& ctx, const Entry& entry) {
 
 void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
   static const std::vector<std::string> keys = {"taskmanagers", "slots-per-taskmanager",
-                                                "checkpoint-storage", "deploy-time", "rpc-latency"};
+                                                "checkpoint-storage", "deploy-time", "rpc-latency",
+                                                "mtbf"};
   for (const Entry& e : map.entries) {
     if (e.key == "taskmanagers") {
       if (auto v = detail::read_int(ctx, e.value, "taskmanagers", 1)) cluster.taskmanagers = *v;
@@ -190,6 +191,13 @@ void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.deploy_time = *v;
     } else if (e.key == "rpc-latency") {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.rpc_latency = *v;
+    } else if (e.key == "mtbf") {
+      if (auto v = detail::read_duration(ctx, e.value)) {
+        if (*v <= 0)
+          ctx.error(e.value.loc, "mtbf must be positive", "write e.g. '2 h', or leave it out");
+        else
+          cluster.mtbf = *v;
+      }
     } else {
       unknown_key(ctx, e, "cluster", keys);
     }

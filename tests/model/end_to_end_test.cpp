@@ -434,3 +434,30 @@ job:
   CHECK(busy / n == Approx(0.6).epsilon(0.02));
   CHECK(records / n == Approx(20000).epsilon(0.02));
 }
+
+TEST_CASE("cluster.mtbf: task failures arrive as a Poisson process and fail the job over",
+          "[e2e]") {
+  const std::string yaml = R"(
+name: poisson-failures
+duration: 10 h
+cluster: { mtbf: 10 min }
+flink: { execution.checkpointing.interval: 1 min }
+job:
+  vertices:
+    - { name: Source, rate: 100 records/s }
+    - { name: Sink, input: { from: Source, ship: rebalance }, cost: 10 us/record }
+)";
+  int total = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const run::RunResult r = run_text(yaml, {"seed=" + std::to_string(seed)});
+    CHECK(r.restarts == r.failovers);
+    const run::LogRecord* recover = find_log(r, "Trying to recover from a global failure.");
+    REQUIRE(recover != nullptr);
+    REQUIRE(!recover->throwable.empty());
+    CHECK(recover->throwable[0].find("injected failure, mtbf") != std::string::npos);
+    total += r.failovers;
+  }
+  // 5 runs x 10 h at one failure per 10 min: ~300 (Poisson, sd ~17).
+  CHECK(total > 240);
+  CHECK(total < 360);
+}
