@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <map>
 
@@ -32,6 +33,8 @@ constexpr MetricInfo kMetrics[kMetricCount] = {
     {Metric::p50_duration, "p50_duration", "p50 duration"},
     {Metric::p99_duration, "p99_duration", "p99 duration"},
     {Metric::replayed_records, "replayed_records", "replayed"},
+    {Metric::overhead, "overhead", "overhead"},
+    {Metric::back_pressured, "back_pressured", "back-pressured"},
 };
 
 std::size_t index_of(Metric m) { return static_cast<std::size_t>(m); }
@@ -51,8 +54,19 @@ std::string format_number(double v) {
   return fmt::format("{:.2f}", v);
 }
 
+// "9.73 %", "0.518 %", "33.5 %": a fraction with three significant digits.
+std::string format_percent(double fraction) {
+  const double pct = fraction * 100;
+  if (std::fabs(pct) >= 10) return fmt::format("{:.1f} %", pct);
+  if (std::fabs(pct) >= 1) return fmt::format("{:.2f} %", pct);
+  return fmt::format("{:.3f} %", pct);
+}
+
 std::string format_value(Metric m, double v) {
-  return is_duration(m) ? format_ms(v) : format_number(v);
+  if (is_duration(m)) return format_ms(v);
+  if (is_fraction(m)) return format_percent(v);
+  if (m == Metric::back_pressured) return fmt::format("{:.1f} ms/s", v);
+  return format_number(v);
 }
 
 std::string format_estimate(Metric m, const Estimate& e) {
@@ -126,6 +140,7 @@ std::string markdown_cell(const std::string& text) {
 const char* metric_name(Metric m) { return kMetrics[index_of(m)].name; }
 const char* metric_title(Metric m) { return kMetrics[index_of(m)].title; }
 bool is_duration(Metric m) { return m == Metric::p50_duration || m == Metric::p99_duration; }
+bool is_fraction(Metric m) { return m == Metric::overhead; }
 
 std::optional<Metric> metric_from_name(std::string_view name) {
   for (const MetricInfo& info : kMetrics)
@@ -139,7 +154,41 @@ std::vector<std::string> metric_names() {
   return names;
 }
 
-std::vector<std::optional<double>> point_metrics(const run::RunResult& r) {
+std::optional<double> run_overhead(const run::RunResult& r, const model::Scenario& scenario) {
+  if (r.timeseries.empty() || r.end_time <= 0) return std::nullopt;
+  // The tasks as run deploys them (a chain headed by a source reads for it), in result order.
+  const model::JobSpec tasks =
+      scenario.flink.operator_chaining ? model::chain_operators(scenario.job) : scenario.job;
+  if (tasks.vertices.size() != r.vertices.size()) return std::nullopt;
+  double ideal_rate = 0;
+  for (const model::VertexSpec& v : tasks.vertices)
+    if (!v.input) ideal_rate += v.records_per_second * v.parallelism;
+  double read = 0;
+  for (const run::TaskSampleRow& row : r.timeseries)
+    if (!tasks.vertices[static_cast<std::size_t>(row.vertex)].input)
+      read += static_cast<double>(row.sample.records_in);
+  const double useful = read - static_cast<double>(r.replayed_records);
+  const double ideal = ideal_rate * static_cast<double>(r.end_time) / 1e9;
+  if (ideal <= 0 || useful <= 0) return std::nullopt;
+  return ideal / useful - 1;
+}
+
+std::optional<double> max_back_pressured_ms_per_second(const run::RunResult& r) {
+  if (r.timeseries.empty()) return std::nullopt;
+  std::map<std::pair<int, int>, std::pair<double, double>> per_subtask;  // back-pressured, period
+  for (const run::TaskSampleRow& row : r.timeseries) {
+    auto& [bp, period] = per_subtask[{row.vertex, row.subtask}];
+    bp += static_cast<double>(row.sample.back_pressured);
+    period += static_cast<double>(row.sample.period);
+  }
+  double worst = 0;
+  for (const auto& [subtask, sums] : per_subtask)
+    if (sums.second > 0) worst = std::max(worst, sums.first / sums.second * 1000);
+  return worst;
+}
+
+std::vector<std::optional<double>> point_metrics(const run::RunResult& r,
+                                                 const model::Scenario& scenario) {
   std::vector<std::optional<double>> m(kMetricCount);
   double completed = 0, failed = 0, expired = 0;
   auto count = [&](const std::vector<run::CheckpointRecord>& checkpoints) {
@@ -165,6 +214,8 @@ std::vector<std::optional<double>> point_metrics(const run::RunResult& r) {
     m[index_of(Metric::p50_duration)] = run::legacy_percentile(durations, 0.5) / ns_per_ms;
     m[index_of(Metric::p99_duration)] = run::legacy_percentile(durations, 0.99) / ns_per_ms;
   }
+  m[index_of(Metric::overhead)] = run_overhead(r, scenario);
+  m[index_of(Metric::back_pressured)] = max_back_pressured_ms_per_second(r);
   return m;
 }
 
@@ -205,8 +256,8 @@ std::optional<Point> parse_point_file(const std::string& text) {
     p.metrics.assign(kMetricCount, std::nullopt);
     const nlohmann::json& metrics = j.at("metrics");
     for (const MetricInfo& info : kMetrics) {
-      const nlohmann::json& v = metrics.at(info.name);
-      if (!v.is_null()) p.metrics[index_of(info.metric)] = v.get<double>();
+      const auto v = metrics.find(info.name);  // files of older versions lack newer metrics
+      if (v != metrics.end() && !v->is_null()) p.metrics[index_of(info.metric)] = v->get<double>();
     }
     if (p.keys.size() != p.values.size() || p.setting >= p.settings) return std::nullopt;
     return p;
@@ -299,7 +350,25 @@ std::optional<Constraint> parse_constraint(std::string_view text, std::string& e
     return std::nullopt;
   }
   const std::string_view value = text.substr(value_at);
-  if (is_duration(c.metric)) {
+  if (is_fraction(c.metric) || c.metric == Metric::back_pressured) {
+    // "5%" or "0.05" for a fraction; a plain number of ms per second for back-pressure.
+    std::string number(value);
+    number.erase(0, number.find_first_not_of(' '));
+    const bool percent = !number.empty() && number.back() == '%';
+    if (percent) number.pop_back();
+    while (!number.empty() && number.back() == ' ') number.pop_back();
+    char* end = nullptr;
+    const double v = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() ||
+        (percent && !is_fraction(c.metric))) {
+      error = fmt::format("expected {} after {} in --constraint, got '{}'",
+                          is_fraction(c.metric) ? "a fraction such as '5%' or '0.05'"
+                                                : "ms per second such as '100'",
+                          c.comparison, value);
+      return std::nullopt;
+    }
+    c.value = percent ? v / 100 : v;
+  } else if (is_duration(c.metric)) {
     const std::optional<core::Duration> d = scenario::parse_duration(value);
     if (!d) {
       error = fmt::format("expected a duration such as '30 s' after {} in --constraint, got '{}'",
@@ -365,9 +434,15 @@ Comparison compare(std::vector<Point> points, std::vector<ObjectiveTerm> objecti
 }
 
 std::string format_comparison_table(const Comparison& c) {
-  static constexpr Metric kShown[] = {Metric::completed_checkpoints, Metric::failed_checkpoints,
-                                      Metric::failovers,             Metric::p50_duration,
-                                      Metric::p99_duration,          Metric::replayed_records};
+  // The usual columns, then any other metric the objective or a constraint names.
+  std::vector<Metric> shown = {Metric::completed_checkpoints, Metric::failed_checkpoints,
+                                Metric::failovers,             Metric::p50_duration,
+                                Metric::p99_duration,          Metric::replayed_records};
+  auto show = [&](Metric m) {
+    if (std::find(shown.begin(), shown.end(), m) == shown.end()) shown.push_back(m);
+  };
+  for (const ObjectiveTerm& t : c.objective) show(t.metric);
+  for (const Constraint& k : c.constraints) show(k.metric);
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {""};
   // Flink keys are long: the table shows their last part (the files keep the whole key).
@@ -379,7 +454,7 @@ std::string format_comparison_table(const Comparison& c) {
     header.push_back(unique ? tail : k);
   }
   header.push_back("seeds");
-  for (Metric m : kShown) header.push_back(metric_title(m));
+  for (Metric m : shown) header.push_back(metric_title(m));
   rows.push_back(header);
   for (std::size_t s = 0; s < c.settings.size(); ++s) {
     const SettingSummary& setting = c.settings[s];
@@ -387,7 +462,7 @@ std::string format_comparison_table(const Comparison& c) {
     for (const std::string& v : setting.values) row.push_back(v);
     row.push_back(setting.errors == 0 ? std::to_string(setting.runs)
                                       : fmt::format("{} ({} bad)", setting.runs, setting.errors));
-    for (Metric m : kShown) row.push_back(format_estimate(m, setting.metrics[index_of(m)]));
+    for (Metric m : shown) row.push_back(format_estimate(m, setting.metrics[index_of(m)]));
     rows.push_back(row);
   }
   // Column widths in characters ("±" is one character but two bytes).

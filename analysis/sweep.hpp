@@ -24,11 +24,19 @@ enum class Metric {
   p50_duration,  // of completed checkpoints' end-to-end durations, milliseconds
   p99_duration,
   replayed_records,
+  // Wall time per unit of useful work, minus one (Daly's H = T_w / T_s - 1): what the sources
+  // would have read at their rates over the run, divided by what they read net of replays,
+  // minus one. Needs the time series (sample period > 0); fixed-rate sources that are never
+  // back-pressured make it the fraction of time lost to stalls, rework and restarts.
+  overhead,
+  // Back-pressured time in ms per second: per subtask over the run, the largest subtask.
+  back_pressured,
 };
-inline constexpr std::size_t kMetricCount = 8;
+inline constexpr std::size_t kMetricCount = 10;
 const char* metric_name(Metric m);  // "p99_duration": CSV/JSON column, objective name
 const char* metric_title(Metric m);  // "p99 duration": terminal and Markdown column
-bool is_duration(Metric m);
+bool is_duration(Metric m);  // milliseconds
+bool is_fraction(Metric m);  // shown as a percentage
 std::optional<Metric> metric_from_name(std::string_view name);
 std::vector<std::string> metric_names();
 
@@ -45,8 +53,13 @@ struct Point {
   std::vector<std::optional<double>> metrics;  // by Metric; nullopt: no value (no checkpoint)
 };
 
-// The metrics of one run (durations in milliseconds), indexed by Metric.
-std::vector<std::optional<double>> point_metrics(const run::RunResult& result);
+// The metrics of one run of `scenario` (durations in milliseconds), indexed by Metric.
+std::vector<std::optional<double>> point_metrics(const run::RunResult& result,
+                                                 const model::Scenario& scenario);
+// overhead (see Metric::overhead); nullopt without a time series or source records.
+std::optional<double> run_overhead(const run::RunResult& result, const model::Scenario& scenario);
+// The largest subtask's back-pressured ms per second over the run; nullopt without time series.
+std::optional<double> max_back_pressured_ms_per_second(const run::RunResult& result);
 
 // The point file: deterministic JSON, numbers exact enough to read back bit for bit.
 std::string point_file_text(const Point& point);

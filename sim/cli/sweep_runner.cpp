@@ -135,7 +135,8 @@ analysis::Point run_point(const SweepSpec& spec, const PointTask& task,
     return point;
   }
   try {
-    point.metrics = analysis::point_metrics(run::run(*loaded.scenario, task.seed));
+    point.metrics =
+        analysis::point_metrics(run::run(*loaded.scenario, task.seed), *loaded.scenario);
   } catch (const std::exception& e) {
     point.ok = false;
     point.error = std::string("internal error while running: ") + e.what() + "\n";
@@ -238,7 +239,7 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
       const std::size_t index = setting * spec.seeds + k;
       if (index % spec.shard_count != spec.shard_index) continue;
       PointTask task{setting, spec.first_seed + k, {}};
-      std::string identity = "ckptsim point v1\n" + inputs[setting];
+      std::string identity = "ckptsim point v2\n" + inputs[setting];
       for (const std::string& o : spec.settings[setting].overrides) identity += "--set " + o + "\n";
       identity += "seed " + std::to_string(task.seed) + "\n";
       task.file = points_dir / (content_hash(identity) + ".json");
