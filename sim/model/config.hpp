@@ -138,6 +138,9 @@ struct VertexSpec {
   std::int64_t state_growth_per_record = 0;  // bytes of state added per input record
   Duration sync_snapshot = core::milliseconds(1);
   Variability arrivals = Variability::fixed;  // sources: fixed rate or Poisson arrivals
+  // A legacy SourceFunction (SourceStreamTask) emits under the checkpoint lock: while it waits
+  // for an output buffer the trigger cannot take the lock (R7). FLIP-27 sources run mails then.
+  bool legacy_source = false;
   Variability service = Variability::fixed;   // cost per record fixed or exponential
   double selectivity = 1.0;                   // output records per input record
   // Hash edges into this vertex: how keys (and so records) spread over its subtasks.

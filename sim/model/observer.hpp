@@ -49,6 +49,7 @@ struct WaitState {
     not_running,          // the task is not RUNNING
     blocked_in_user_call, // stalled: the thread is inside a call that does not return
     trigger_not_run,      // a source's trigger mail waits for the thread
+    checkpoint_lock,      // a legacy source holds the checkpoint lock while back-pressured
     barrier_behind_data,  // a barrier queued behind data on an input channel
     barrier_not_sent,     // an upstream has not emitted the barrier yet
     aligning,             // some channels delivered the barrier, others not

@@ -813,7 +813,10 @@ void TaskRuntime::progress(int id) {
     switch_to_unaligned(id, cp);
     if (s.busy) return;
   }
-  if (!s.pending_triggers.empty()) {
+  // A legacy source blocked on an output buffer holds the checkpoint lock, so its trigger
+  // waits until the buffer comes (SourceStreamTask's synchronized executor, R7).
+  const bool lock_held = vertex(s).legacy_source && s.waiting_output && !output_available(s);
+  if (!s.pending_triggers.empty() && !lock_held) {
     const Buffer barrier = s.pending_triggers.front();
     s.pending_triggers.pop_front();
     checkpoint_state(id, barrier, sim_.now(), 0, 0);
@@ -1302,7 +1305,8 @@ WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
     return w;
   }
   if (is_source(s)) {
-    w.kind = WaitState::Kind::trigger_not_run;
+    w.kind = vertex(s).legacy_source && s.waiting_output ? WaitState::Kind::checkpoint_lock
+                                                          : WaitState::Kind::trigger_not_run;
     return w;
   }
   w.back_pressured = s.waiting_output;

@@ -211,7 +211,8 @@ void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
   CheckpointRecord* c = find(id);
   if (!c) return;
   static constexpr const char* kKinds[] = {
-      "not_running",         "blocked_in_user_call", "trigger_not_run", "barrier_behind_data",
+      "not_running",         "blocked_in_user_call", "trigger_not_run",  "checkpoint_lock",
+      "barrier_behind_data",
       "barrier_not_sent",    "aligning",             "async_upload",    "acknowledged"};
   WaitRecord r;
   r.vertex = task.vertex;

@@ -307,7 +307,7 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       "name",          "parallelism", "input",       "rate",          "cost",
       "record-size",   "state-size",  "state-growth", "sync-snapshot", "arrivals",
       "service",       "selectivity", "keys",        "key-distribution", "zipf-exponent",
-      "hot-key-share"};
+      "hot-key-share", "source-api"};
   if (e.key == "name") {
     // read by read_job
   } else if (e.key == "parallelism") {
@@ -357,6 +357,10 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       v.key_distribution = *d;
   } else if (e.key == "zipf-exponent") {
     if (auto x = detail::read_double(ctx, e.value, "zipf-exponent", 0.0, 10.0)) v.zipf_s = *x;
+  } else if (e.key == "source-api") {
+    if (auto a = detail::read_enum<bool>(ctx, e.value, "source API",
+                                         {{"flip-27", false}, {"legacy", true}}))
+      v.legacy_source = *a;
   } else if (e.key == "hot-key-share") {
     if (auto x = detail::read_double(ctx, e.value, "hot-key-share", 0.0, 1.0)) v.hot_key_share = *x;
   } else {

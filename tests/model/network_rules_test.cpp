@@ -379,3 +379,30 @@ TEST_CASE("snapshots: incremental RocksDB uploads only what changed since the la
   REQUIRE(third != nullptr);
   CHECK(third->metrics.checkpointed_size == third->metrics.state_size);
 }
+
+TEST_CASE("R6/R7 a FLIP-27 source runs its trigger while back-pressured; a legacy "
+          "SourceFunction waits for the checkpoint lock until an output buffer frees",
+          "[conformance][network]") {
+  for (const bool legacy : {false, true}) {
+    Scenario s = two_sources_one_sink();
+    s.job.vertices[0].parallelism = 1;
+    s.job.vertices[0].legacy_source = legacy;
+    s.job.vertices[1].cost_per_record = core::milliseconds(1);  // a slow sink: hard back-pressure
+    Harness h(std::move(s));
+    h.run_for(core::seconds(10));  // the channel (~20 buffers of 327 records) is full by now
+    REQUIRE(h.tasks.back_pressured({0, 0, 0}));
+    h.trigger(1);
+    h.run_for(core::milliseconds(2));
+    const WaitState w = h.tasks.wait_state({0, 0, 0}, 1);
+    if (!legacy) {
+      CHECK(h.jm.ack_of(1, 0, 0) != nullptr);  // triggered at once
+    } else {
+      CHECK(h.jm.ack_of(1, 0, 0) == nullptr);
+      CHECK(w.kind == WaitState::Kind::checkpoint_lock);
+      h.run_for(core::seconds(2));  // a buffer frees when the sink consumes one (~0.3 s)
+      const auto* ack = h.jm.ack_of(1, 0, 0);
+      REQUIRE(ack != nullptr);
+      CHECK(ack->metrics.start_delay > core::milliseconds(10));  // waited for the lock
+    }
+  }
+}

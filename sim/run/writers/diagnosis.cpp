@@ -54,6 +54,10 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
   if (w.kind == "aligning")
     return fmt::format("{}: aligning, {} of {} channels delivered the barrier since {}", task,
                        w.channels_aligned, w.channels_total, clock(w.since));
+  if (w.kind == "checkpoint_lock")
+    return fmt::format("{}: the legacy source holds the checkpoint lock while it waits for an "
+                       "output buffer (back-pressure), so the trigger cannot run",
+                       task);
   if (w.kind == "trigger_not_run")
     return fmt::format("{}: the checkpoint trigger has not run in the source's thread", task);
   if (w.kind == "async_upload")
