@@ -291,6 +291,23 @@ void TaskRuntime::flush_samples() {
   for (Subtask& s : subtasks_) account(s);
 }
 
+void TaskRuntime::flush_partial_samples() {
+  // The attempts end: their last, partial sample periods are reported too.
+  for (Subtask& s : subtasks_) {
+    account(s);
+    const Duration covered = s.sample.busy + s.sample.back_pressured + s.sample.idle;
+    if (scenario_.sample_period <= 0 || s.state != ExecutionState::running || covered <= 0)
+      continue;
+    s.sample.start = s.sample_start;
+    s.sample.period = covered;
+    s.sample.input_buffers = 0;
+    for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(chan(c).received.size());
+    s.sample.output_buffers = s.partition_buffers;
+    observer_.task_sample(sim_.now(), {s.vertex, s.index, s.attempt}, s.sample);
+    s.sample = TaskSample{};
+  }
+}
+
 bool TaskRuntime::stalled(const Subtask& s) const {
   const SimTime now = sim_.now();
   for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
@@ -413,7 +430,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
 }
 
 void TaskRuntime::cancel() {
-  flush_samples();  // the time series up to now sees the queues before they are dropped
+  flush_partial_samples();  // the time series sees the queues before they are dropped
   ++generation_;
   storage_.cancel_all();
   clear_network();
@@ -436,7 +453,7 @@ void TaskRuntime::cancel() {
 }
 
 void TaskRuntime::finish() {
-  flush_samples();
+  flush_partial_samples();
   ++generation_;
   for (Subtask& s : subtasks_) {
     if (s.state == ExecutionState::running) set_state(s, ExecutionState::finished);
@@ -772,6 +789,7 @@ void TaskRuntime::emit_source_records(int id) {
   }
   update_thread_state(s);
   const VertexSpec& v = vertex(s);
+  // busy_since is the start of the step, or where a mail that interrupted it left off.
   const double elapsed = static_cast<double>(sim_.now() - s.busy_since) / 1e9;
   if (v.arrivals == Variability::exponential)
     s.fractional_records += 1.0;
@@ -819,6 +837,15 @@ void TaskRuntime::progress(int id) {
   if (!s.pending_triggers.empty() && !lock_held) {
     const Buffer barrier = s.pending_triggers.front();
     s.pending_triggers.pop_front();
+    if (is_source(s) && s.emission_scheduled) {
+      // What the source read in this step up to now stays read; the mail takes the thread
+      // from here (the step's remainder is not credited while the snapshot runs).
+      const VertexSpec& v = vertex(s);
+      if (v.arrivals == Variability::fixed)
+        s.fractional_records +=
+            v.records_per_second * static_cast<double>(sim_.now() - s.busy_since) / 1e9;
+      s.busy_since = sim_.now();
+    }
     checkpoint_state(id, barrier, sim_.now(), 0, 0);
     return;
   }

@@ -101,6 +101,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::int64_t records_in_flight() const;
   // Closes every subtask's time accounting up to now (the end of a run).
   void flush_samples();
+  // The same, also reporting the partial last period of every running subtask.
+  void flush_partial_samples();
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
