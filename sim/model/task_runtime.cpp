@@ -951,17 +951,7 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
     return;
   }
   if (cp > s.current_checkpoint) {
-    // checkNewCheckpoint: a newer barrier subsumes the checkpoint being aligned (R3).
-    if (s.checkpoint_pending)
-      abort_alignment(id, s.current_checkpoint,
-                      CheckpointFailureReason::checkpoint_declined_subsumed);
-    s.current_checkpoint = cp;
-    s.checkpoint_pending = true;
-    s.barrier_seen.assign(static_cast<std::size_t>(n), false);
-    s.barriers_received = 0;
-    s.first_barrier = sim_.now();  // markAlignmentStart (R17)
-    s.current_timestamp = b.timestamp;
-    s.processed_bytes = 0;
+    start_new_checkpoint(id, b);
     if (b.timeoutable) register_alignment_timer(id, b);
   }
   const auto idx = static_cast<std::size_t>(chan(channel).input_index);
@@ -973,6 +963,20 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
     s.checkpoint_pending = false;
     checkpoint_state(id, b, s.first_barrier, sim_.now() - s.first_barrier, s.processed_bytes);
   }
+}
+
+void TaskRuntime::start_new_checkpoint(int id, const Buffer& b) {
+  // checkNewCheckpoint: a newer barrier subsumes the checkpoint being aligned (R3).
+  Subtask& s = sub(id);
+  if (s.checkpoint_pending)
+    abort_alignment(id, s.current_checkpoint, CheckpointFailureReason::checkpoint_declined_subsumed);
+  s.current_checkpoint = b.checkpoint_id;
+  s.checkpoint_pending = true;
+  s.barrier_seen.assign(s.inputs.size(), false);
+  s.barriers_received = 0;
+  s.first_barrier = sim_.now();  // markAlignmentStart (R17)
+  s.current_timestamp = b.timestamp;
+  s.processed_bytes = 0;
 }
 
 void TaskRuntime::abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason) {
@@ -1263,16 +1267,7 @@ void TaskRuntime::process_unaligned_barrier(int id, int channel, const Buffer& b
   if (cp < s.current_checkpoint || (cp == s.current_checkpoint && !s.checkpoint_pending))
     return;  // obsolete: nothing is blocked in unaligned mode
   if (cp > s.current_checkpoint) {
-    if (s.checkpoint_pending)
-      abort_alignment(id, s.current_checkpoint,
-                      CheckpointFailureReason::checkpoint_declined_subsumed);
-    s.current_checkpoint = cp;
-    s.checkpoint_pending = true;
-    s.barrier_seen.assign(static_cast<std::size_t>(n), false);
-    s.barriers_received = 0;
-    s.first_barrier = sim_.now();
-    s.current_timestamp = b.timestamp;
-    s.processed_bytes = 0;
+    start_new_checkpoint(id, b);
     // The first barrier triggers the checkpoint at once; every data buffer already received
     // (the overtaken ones included) is input channel state.
     std::int64_t in_flight = 0;

@@ -305,6 +305,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   bool needs_alignment(const Buffer& barrier) const;
   void process_barrier(int id, int channel, const Buffer& barrier);
   void process_cancel_marker(int id, const Buffer& marker);
+  void start_new_checkpoint(int id, const Buffer& barrier);
   void abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason);
   void resume_consumption(int channel);
   void unblock_all_inputs(Subtask& s);
