@@ -374,6 +374,7 @@ void TaskRuntime::clear_network() {
   }
   for (Subtask& s : subtasks_) {
     s.partition_buffers = 0;
+    s.full_subpartitions = 0;
     s.floating_free = s.inputs.empty() ? 0 : std::max(0, f.floating_buffers_per_gate);
   }
 }
@@ -528,11 +529,7 @@ bool TaskRuntime::output_available(const Subtask& s) const {
   // LocalBufferPool availability: a free buffer in the pool and no subpartition holding
   // max-buffers-per-channel buffers (RecordWriter.isAvailable).
   if (s.outputs.empty()) return true;
-  if (s.partition_buffers >= s.pool_size) return false;
-  for (const OutputGroup& g : s.outputs)
-    for (int c : g.channels)
-      if (chan(c).backlog >= scenario_.flink.max_buffers_per_channel) return false;
-  return true;
+  return s.partition_buffers < s.pool_size && s.full_subpartitions == 0;
 }
 
 void TaskRuntime::write_records(Subtask& s, std::int64_t records) {
@@ -645,13 +642,23 @@ std::int64_t TaskRuntime::add_to_subpartition(int channel, const Buffer& b) {
     c.subpartition.push_back(b);
   }
   if (b.kind == Buffer::Kind::data) {
-    ++c.backlog;
-    ++sub(c.producer).partition_buffers;
+    change_backlog(c, +1);
     c.subpartition.back().enqueued = sim_.now();
     occupancy_change(c, +1);
   }
   pump(channel);
   return persisted;
+}
+
+void TaskRuntime::change_backlog(Channel& c, int delta) {
+  // Keeps the producer's availability (LocalBufferPool) countable in O(1).
+  Subtask& p = sub(c.producer);
+  const int cap = scenario_.flink.max_buffers_per_channel;  // <= 0: no per-channel limit
+  const bool was_full = cap > 0 && c.backlog >= cap;
+  c.backlog += delta;
+  p.partition_buffers += delta;
+  const bool full = cap > 0 && c.backlog >= cap;
+  if (full != was_full) p.full_subpartitions += full ? 1 : -1;
 }
 
 void TaskRuntime::request_floating(int channel) {
@@ -677,8 +684,7 @@ void TaskRuntime::pump(int channel) {
       if (c.credits <= 0) request_floating(channel);
       if (c.credits <= 0) break;  // data needs credit; an event at the head does not (R8)
       --c.credits;
-      --c.backlog;
-      --sub(c.producer).partition_buffers;
+      change_backlog(c, -1);
       c.received_bytes += head.bytes;
     }
     // PipelinedSubpartition.pollBuffer: after handing out an aligned barrier the subpartition

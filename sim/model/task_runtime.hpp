@@ -184,6 +184,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::vector<int> inputs;       // channel ids
     std::vector<OutputGroup> outputs;
     int partition_buffers = 0;     // data buffers held in this task's subpartitions
+    int full_subpartitions = 0;    // subpartitions holding max-buffers-per-channel or more
     int pool_size = 0;             // LocalBufferPool max: n*2+8
     int floating_free = 0;         // the input gate's floating buffers not lent out
     bool busy = false;             // processing a buffer or in a sync snapshot
@@ -295,6 +296,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   void pump(int channel);
   void recycle(int channel);
   void request_floating(int channel);
+  void change_backlog(Channel& c, int delta);
   void schedule_flush(Subtask& s, int id);
 
   // Sources
