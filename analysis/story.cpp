@@ -116,6 +116,19 @@ std::string format_story(const run::RunResult& r) {
                     fmt::format("{}  {:>5}  job {} -> {}", clock(s.time), "", model::to_string(s.from),
                                 model::to_string(s.to))});
   }
+  for (const run::ConnectorRecord& e : r.connector_events)
+    rows.push_back({e.time, 0,
+                    fmt::format("{}  {:>5}  {}", clock(e.time), "",
+                                wrap(run::describe_connector_event(r, e), 0, 21, 100))});
+  for (const run::RunResult::TaskFailure& f : r.task_failures)
+    rows.push_back({f.time, 0,
+                    fmt::format("{}  {:>5}  {}", clock(f.time), "",
+                                wrap(fmt::format("{} ({}/{}) failed: {}: {}",
+                                                 r.vertices[static_cast<std::size_t>(f.vertex)].name,
+                                                 f.subtask + 1,
+                                                 r.vertices[static_cast<std::size_t>(f.vertex)].parallelism,
+                                                 f.exception_class, f.message),
+                                     0, 21, 100))});
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.time < b.time || (a.time == b.time && a.order < b.order);
   });

@@ -26,6 +26,9 @@ namespace ckptsim::model {
 struct TaskSnapshot {
   std::int64_t source_position = 0;  // records emitted so far (sources)
   std::int64_t state_size = 0;       // bytes of operator state
+  // A MySQL CDC reader's split state: its phase and the snapshot chunks it finished.
+  std::uint8_t cdc_phase = 0;        // CdcPhase
+  std::int64_t cdc_chunks_done = 0;
 };
 
 struct RequestOutcome;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/time.hpp"
+#include "sim/model/connectors/specs.hpp"
 
 namespace ckptsim::model {
 
@@ -151,8 +152,10 @@ struct VertexSpec {
   // The operators chained into this task (Flink's default chaining), in order; empty or just
   // `name` for an unchained vertex. Timeline actions may name any of them.
   std::vector<std::string> operators;
-  // Records per batch handed from task to task: the first-version stand-in for a network
-  // buffer (segment-size / record-size, at least 1).
+  // Connectors (MODEL.md section 9): a MySQL CDC source, a Doris sink. A chained task carries
+  // the connectors of the operators it runs.
+  std::optional<MySqlCdcSpec> mysql_cdc;
+  std::optional<DorisSinkSpec> doris;
 };
 
 struct JobSpec {
@@ -177,6 +180,15 @@ enum class ActionKind {
   stall,                  // a vertex stops processing for a duration or for ever
   fail_task,              // a task fails (global failover of this first version)
   cancel,                 // cancel the job
+  // External systems (MODEL.md section 9): `system` names the system (doris, mysql).
+  slow_down,              // the system serves at `factor` of its speed for `duration` (0 = stall)
+  reject_load,            // Doris answers the next `count` loads of `table` with `error`
+  create_table,           // Doris: create `table`
+  drop_table,             // Doris: drop `table` (open loads to it fail)
+  rename_table,           // Doris: rename `table` to `to_table`
+  swap_table,             // Doris: create tmp, copy `table` into it, drop `table`, rename back:
+                          // the table exists again, compacted to one version
+  drop_database,          // Doris: DROP DATABASE ... FORCE (tables, loads gone)
 };
 
 enum class StartState { latest_savepoint, checkpoint, none, latest };
@@ -191,6 +203,13 @@ struct TimelineAction {
   // start
   StartState start_state = StartState::latest_savepoint;
   std::int64_t checkpoint_id = 0;
+  // external systems
+  std::string system;
+  std::string table;
+  std::string to_table;
+  double factor = 1.0;
+  int count = 1;
+  std::string error;
 };
 
 struct JobManagerSpec {
@@ -211,6 +230,7 @@ struct Scenario {
   ClusterSpec cluster;
   JobSpec job;
   JobManagerSpec jobmanager;
+  SystemsSpec systems;
   std::vector<TimelineAction> timeline;       // sorted by `at` (stable)
 };
 

@@ -52,6 +52,7 @@ JobSpec chain_operators(const JobSpec& job) {
     task.selectivity *= op.selectivity;
     task.record_size = op.record_size;
     if (op.service == Variability::exponential) task.service = Variability::exponential;
+    if (op.doris) task.doris = op.doris;
     task.operators.push_back(op.name);
     task.name += " -> " + op.name;
     flow[v] = in * op.selectivity;

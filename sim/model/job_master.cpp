@@ -60,6 +60,7 @@ void JobMaster::transition(JobStatus to) {
 void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   ++submission_;
   observer_.job_submitted(sim_.now(), submission_);
+  tasks_.job_submitted();
   if (coordinator_) finished_coordinators_.push_back(std::move(coordinator_));
   CheckpointCoordinatorConfig cc;
   cc.checkpointing = scenario_.flink.checkpointing;
@@ -155,10 +156,21 @@ void JobMaster::fail_job_due_to_task_failure(const std::string& message, TaskRef
     fail_job(message);
 }
 
+void JobMaster::task_failed(TaskRef task, const std::string& exception_class,
+                            const std::string& message) {
+  handle_global_failure(exception_class, message, task);
+}
+
 void JobMaster::handle_global_failure(const std::string& exception_class,
-                                      const std::string& message) {
+                                      const std::string& message,
+                                      std::optional<TaskRef> failed_task) {
   if (status_ != JobStatus::running) return;  // already restarting, failing or terminal
-  observer_.global_failure(sim_.now(), exception_class, message, tasks_.num_subtasks());
+  // A failed task restarts its pipelined region; ckptsim restarts every task (one region).
+  if (failed_task)
+    observer_.task_failed(sim_.now(), *failed_task, exception_class, message,
+                          tasks_.num_subtasks());
+  else
+    observer_.global_failure(sim_.now(), exception_class, message, tasks_.num_subtasks());
   restart_strategy_->notify_failure(sim_.now());
   position_at_failure_ = tasks_.total_source_position();
   if (!restart_strategy_->can_restart()) {
@@ -268,7 +280,14 @@ void JobMaster::run_action(const TimelineAction& a) {
       transition(JobStatus::cancelling);
       tasks_.cancel();
       return;
-    case ActionKind::stall: return;  // installed at start
+    case ActionKind::stall:
+    case ActionKind::slow_down: return;  // installed at start
+    case ActionKind::reject_load:
+    case ActionKind::create_table:
+    case ActionKind::drop_table:
+    case ActionKind::rename_table:
+    case ActionKind::swap_table:
+    case ActionKind::drop_database: tasks_.system_action(a); return;
   }
 }
 

@@ -55,6 +55,8 @@ class JobMaster final : public core::EventHandler,
   void decline_checkpoint(std::int64_t id, TaskRef task, const CheckpointException&) override;
   void all_tasks_running() override {}
   void all_tasks_terminal() override;
+  void task_failed(TaskRef task, const std::string& exception_class,
+                   const std::string& message) override;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
@@ -64,7 +66,8 @@ class JobMaster final : public core::EventHandler,
 
   void submit(const CompletedCheckpoint* restore_from);
   void transition(JobStatus to);
-  void handle_global_failure(const std::string& exception_class, const std::string& message);
+  void handle_global_failure(const std::string& exception_class, const std::string& message,
+                             std::optional<TaskRef> failed_task = std::nullopt);
   void restart_tasks();
   void run_action(const TimelineAction& action);
   const CompletedCheckpoint* find_start_state(const TimelineAction& action) const;

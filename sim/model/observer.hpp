@@ -55,6 +55,9 @@ struct WaitState {
     aligning,             // some channels delivered the barrier, others not
     async_upload,         // snapshot taken, upload/acknowledgement in flight
     acknowledged,
+    sink_write,           // the thread is blocked writing into a sink (Doris RecordBuffer full)
+    sink_stop_load,       // prepareCommit waits for a Doris stream load to finish (stopLoad)
+    cdc_snapshot_lock,    // the legacy (1.x) MySQL CDC source holds the lock for its snapshot
   } kind = Kind::not_running;
   bool has_upstream = false;
   TaskRef upstream;                 // the producer of the channel concerned
@@ -64,6 +67,30 @@ struct WaitState {
   int channels_total = 0;
   SimTime since = 0;                // when the current state began (stall start, alignment start)
   bool back_pressured = false;      // the subtask's own output is full: it drains nothing
+  // sink_write / sink_stop_load: the table, until when (kNever: for ever), and the load's
+  // failure if Doris ended it (failed_at < 0: none).
+  std::string table;
+  SimTime until = 0;
+  SimTime failed_at = -1;
+  std::string error;
+  // A source emitting a whole CDC chunk in one mailbox step: the rows of that chunk.
+  std::int64_t chunk_rows = 0;
+};
+
+// Something a connector did that explains a run (the TaskManager side, not in the JM log).
+struct ConnectorEvent {
+  enum class Kind {
+    cdc_snapshot_started,   // a reader starts snapshotting (rows = its share)
+    cdc_snapshot_finished,  // a reader read all its chunks
+    cdc_binlog_waiting,     // all chunks read, the binlog split waits for a checkpoint (p > 1)
+    cdc_binlog_started,     // the binlog split is assigned
+    doris_load_failed,      // Doris rejected or cancelled a stream load (error)
+    doris_failure_detected, // the checker thread noticed (sink.check-interval > 1000 ms)
+  } kind = Kind::cdc_snapshot_started;
+  TaskRef task;
+  std::string table;
+  std::string detail;       // Doris's error, the startup mode, ...
+  std::int64_t rows = 0;
 };
 
 // One sample period of one subtask, from its thread's state transitions (TaskIOMetricGroup's
@@ -127,6 +154,10 @@ class Observer {
   virtual void global_failure(SimTime, const std::string& /*exception_class*/,
                               const std::string& /*message*/, int /*tasks_to_restart*/) {}
   virtual void restart_suppressed(SimTime, const std::string& /*strategy*/) {}
+  // A task failed (Execution RUNNING -> FAILED) with this exception; the job fails over.
+  virtual void task_failed(SimTime, TaskRef, const std::string& /*exception_class*/,
+                           const std::string& /*message*/, int /*tasks_to_restart*/) {}
+  virtual void connector_event(SimTime, const ConnectorEvent&) {}
   // A sample period of a subtask ended (only while it is RUNNING).
   virtual void task_sample(SimTime, TaskRef, const TaskSample&) {}
   // notifyCheckpointComplete / notifyCheckpointAborted ran in a task's mailbox.

@@ -34,6 +34,25 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
   }
   stalls_.resize(vertices.size());
   sync_phases_.resize(subtasks_.size());
+  // Connectors and the external systems they talk to; slow-downs and stalls of a system are
+  // known from the timeline, so its service profile is fixed up front.
+  if (scenario.systems.doris) doris_.emplace(*scenario.systems.doris);
+  for (const TimelineAction& a : scenario.timeline) {
+    if (a.kind != ActionKind::slow_down) continue;
+    const SimTime until = a.duration ? a.at + *a.duration : core::kNever;
+    if (scenario.systems.mysql && a.system == scenario.systems.mysql->name)
+      mysql_profile_.add_window(a.at, until, a.factor);
+    else if (doris_ && a.system == doris_->spec().name)
+      doris_->profile().add_window(a.at, until, a.factor);
+  }
+  writers_.resize(subtasks_.size());
+  for (std::size_t i = 0; i < subtasks_.size(); ++i)
+    if (doris_ && vertex(subtasks_[i]).doris) writers_[i].emplace(*vertex(subtasks_[i]).doris, *doris_);
+  cdc_plans_.resize(vertices.size());
+  cdc_waiting_.assign(vertices.size(), false);
+  cdc_finish_checkpoint_.assign(vertices.size(), -1);
+  for (std::size_t v = 0; v < vertices.size(); ++v)
+    if (vertices[v].mysql_cdc) cdc_plans_[v].emplace(*vertices[v].mysql_cdc);
   for (const Subtask& s : subtasks_)
     rngs_.emplace_back(scenario.seed, "task/" + std::to_string(s.vertex) + "/" +
                                           std::to_string(s.index));
@@ -385,6 +404,8 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
   clear_network();  // in-flight data is lost with the old attempts
   running_ = 0;
   const ClusterSpec& cluster = scenario_.cluster;
+  std::fill(cdc_waiting_.begin(), cdc_waiting_.end(), false);
+  std::fill(cdc_finish_checkpoint_.begin(), cdc_finish_checkpoint_.end(), -1);
   for (std::size_t id = 0; id < subtasks_.size(); ++id) {
     Subtask& s = subtasks_[id];
     Subtask fresh;
@@ -409,6 +430,13 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
         fresh.position = it->second.source_position;
         fresh.state_size = it->second.state_size;
         fresh.confirmed_state_size = it->second.state_size;  // increments build on it
+        // MySqlSource.restoreEnumerator: the restored split state decides, whatever
+        // scan.startup.mode says (field A.2 [C1]).
+        fresh.cdc_phase = static_cast<CdcPhase>(it->second.cdc_phase);
+        fresh.cdc_chunks_done = it->second.cdc_chunks_done;
+        const VertexSpec& v = vertex(s);
+        if (v.mysql_cdc && !v.mysql_cdc->incremental_snapshot && fresh.cdc_phase == CdcPhase::snapshot)
+          fresh.cdc_chunks_done = 0;  // the 1.x source restarts an unfinished snapshot
       }
     }
     s = fresh;
@@ -433,6 +461,8 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
 void TaskRuntime::cancel() {
   flush_partial_samples();  // the time series sees the queues before they are dropped
   ++generation_;
+  for (auto& w : writers_)
+    if (w) w->abort_all();
   storage_.cancel_all();
   clear_network();
   running_ = 0;
@@ -500,6 +530,10 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   barrier.timeout = cc.aligned_checkpoint_timeout;
   barrier.last_from_source = props.synchronous;
   barrier.full = props.is_savepoint() || props.type == SnapshotType::full_checkpoint;
+  // MySqlSnapshotSplitAssigner.snapshotState: once all chunks are finished, the first
+  // checkpoint after that becomes checkpointIdToFinish (field A.2 [C3]).
+  for (std::size_t v = 0; v < cdc_waiting_.size(); ++v)
+    if (cdc_waiting_[v] && cdc_finish_checkpoint_[v] < 0) cdc_finish_checkpoint_[v] = id;
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     if (!is_source(subtasks_[i])) continue;
     trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
@@ -509,6 +543,11 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
 }
 
 void TaskRuntime::notify_checkpoint_complete(std::int64_t id) {
+  // MySqlHybridSplitAssigner.notifyCheckpointComplete: the snapshot assigner is finished, the
+  // binlog split can be assigned.
+  for (std::size_t v = 0; v < cdc_waiting_.size(); ++v)
+    if (cdc_waiting_[v] && cdc_finish_checkpoint_[v] >= 0 && id >= cdc_finish_checkpoint_[v])
+      cdc_start_binlog(static_cast<int>(v));
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     notify_rpcs_.push_back({static_cast<int>(i), generation_, id, true});
     sim_.schedule_in(scenario_.cluster.rpc_latency, this, kNotifyArrives, notify_rpcs_.size() - 1);
@@ -768,16 +807,37 @@ void TaskRuntime::wake(int id) {
 
 void TaskRuntime::schedule_emission(Subtask& s, int id) {
   const VertexSpec& v = vertex(s);
-  if (s.emission_scheduled || s.stopped || v.records_per_second <= 0) return;
+  if (s.emission_scheduled || s.stopped) return;
+  if (v.mysql_cdc && v.mysql_cdc->incremental_snapshot && s.cdc_phase == CdcPhase::snapshot) {
+    // The split fetcher reads the next chunk while the task thread emits the previous one.
+    const CdcChunkPlan& plan = *cdc_plans_[static_cast<std::size_t>(s.vertex)];
+    if (s.cdc_chunks_done >= plan.chunks_of(s.index, v.parallelism)) {
+      cdc_finish_snapshot(id);
+      return;
+    }
+    if (s.cdc_next_ready < 0) {
+      const auto chunk =
+          plan.chunk(CdcChunkPlan::global_index(s.index, v.parallelism, s.cdc_chunks_done));
+      s.cdc_next_ready = mysql_profile_.finish_time(sim_.now(), static_cast<double>(chunk.rows),
+                                                    scenario_.systems.mysql->read_rows_per_second);
+    }
+    if (s.cdc_next_ready == core::kNever) return;  // MySQL stalled for ever
+    s.emission_scheduled = true;
+    sim_.schedule_at(std::max(sim_.now(), s.cdc_next_ready), this, kSourceEmit, arg(id));
+    s.busy_since = sim_.now();
+    return;
+  }
+  const double rate = source_rate(s);
+  if (rate <= 0) return;
   s.emission_scheduled = true;
   // Read about one buffer's worth per step, at least every buffer timeout.
   const double fill_seconds = static_cast<double>(scenario_.flink.segment_size) /
-                              (v.records_per_second * static_cast<double>(std::max<std::int64_t>(1, v.record_size)));
+                              (rate * static_cast<double>(std::max<std::int64_t>(1, v.record_size)));
   Duration period = static_cast<Duration>(fill_seconds * 1e9);
   if (scenario_.flink.buffer_timeout > 0) period = std::min(period, scenario_.flink.buffer_timeout);
   if (v.arrivals == Variability::exponential)  // Poisson arrivals: one record at a time
     period = static_cast<Duration>(
-        std::llround(rngs_[static_cast<std::size_t>(id)].exponential(1e9 / v.records_per_second)));
+        std::llround(rngs_[static_cast<std::size_t>(id)].exponential(1e9 / rate)));
   sim_.schedule_in(std::max<Duration>(core::kMicrosecond, period), this, kSourceEmit, arg(id));
   s.busy_since = sim_.now();  // the step's records are read over the period
 }
@@ -795,19 +855,58 @@ void TaskRuntime::emit_source_records(int id) {
   }
   update_thread_state(s);
   const VertexSpec& v = vertex(s);
+  Buffer batch;
+  if (v.mysql_cdc && v.mysql_cdc->incremental_snapshot && s.cdc_phase == CdcPhase::snapshot) {
+    // One whole chunk in one mailbox step (MySqlRecordEmitter, field A.2 [C6][C7]); the fetcher
+    // starts on the next chunk.
+    const CdcChunkPlan& plan = *cdc_plans_[static_cast<std::size_t>(s.vertex)];
+    const auto chunk =
+        plan.chunk(CdcChunkPlan::global_index(s.index, v.parallelism, s.cdc_chunks_done));
+    ++s.cdc_chunks_done;
+    s.position += chunk.rows;
+    s.sample.records_in += chunk.rows;
+    s.cdc_next_ready = -1;
+    if (s.cdc_chunks_done < plan.chunks_of(s.index, v.parallelism)) {
+      const auto next =
+          plan.chunk(CdcChunkPlan::global_index(s.index, v.parallelism, s.cdc_chunks_done));
+      s.cdc_next_ready = mysql_profile_.finish_time(sim_.now(), static_cast<double>(next.rows),
+                                                    scenario_.systems.mysql->read_rows_per_second);
+    }
+    batch.records = chunk.rows;
+    batch.table = chunk.table;
+    start_processing(id, batch);
+    return;
+  }
   // busy_since is the start of the step, or where a mail that interrupted it left off.
   const double elapsed = static_cast<double>(sim_.now() - s.busy_since) / 1e9;
   if (v.arrivals == Variability::exponential)
     s.fractional_records += 1.0;
   else
-    s.fractional_records += v.records_per_second * elapsed;
-  const auto records = static_cast<std::int64_t>(std::floor(s.fractional_records));
+    s.fractional_records += source_rate(s) * elapsed;
+  auto records = static_cast<std::int64_t>(std::floor(s.fractional_records));
   s.fractional_records -= static_cast<double>(records);
+  if (v.mysql_cdc) {
+    batch.table = kAllTables;  // binlog changes of every table
+    if (s.cdc_phase == CdcPhase::snapshot) {  // the 1.x source reads the tables in one go
+      std::int64_t total = 0;
+      for (const CdcTableSpec& t : v.mysql_cdc->tables) total += t.rows;
+      records = std::min(records, total - s.cdc_chunks_done);
+      std::int64_t before = 0;
+      for (std::size_t t = 0; t < v.mysql_cdc->tables.size(); ++t) {
+        if (s.cdc_chunks_done < before + v.mysql_cdc->tables[t].rows) {
+          batch.table = static_cast<std::int32_t>(t);
+          break;
+        }
+        before += v.mysql_cdc->tables[t].rows;
+      }
+      s.cdc_chunks_done += records;
+      if (s.cdc_chunks_done >= total) cdc_finish_snapshot(id);
+    }
+  }
   s.position += records;
   s.sample.records_in += records;
-  if (v.cost_per_record > 0 && records > 0) {
+  if ((v.cost_per_record > 0 || writers_[static_cast<std::size_t>(id)]) && records > 0) {
     // Operators chained to the source process what it read on the same thread.
-    Buffer batch;
     batch.records = records;
     start_processing(id, batch);
     return;  // kProcessDone writes the output, then progress() reads on
@@ -839,7 +938,12 @@ void TaskRuntime::progress(int id) {
   }
   // A legacy source blocked on an output buffer holds the checkpoint lock, so its trigger
   // waits until the buffer comes (SourceStreamTask's synchronized executor, R7).
-  const bool lock_held = vertex(s).legacy_source && s.waiting_output && !output_available(s);
+  // The 1.x CDC source takes the lock at the first snapshot record and releases it at the first
+  // binlog record: no checkpoint during the whole snapshot (field B1 [C11]).
+  const bool lock_held =
+      (vertex(s).legacy_source && s.waiting_output && !output_available(s)) ||
+      (vertex(s).mysql_cdc && !vertex(s).mysql_cdc->incremental_snapshot &&
+       s.cdc_phase == CdcPhase::snapshot);
   if (!s.pending_triggers.empty() && !lock_held) {
     const Buffer barrier = s.pending_triggers.front();
     s.pending_triggers.pop_front();
@@ -1043,12 +1147,21 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
     sim_.schedule_in(std::max<Duration>(0, barrier.timeout - (sim_.now() - barrier.timestamp)),
                      this, kOutputTimer, timers_.size() - 1);
   }
+  // prepareSnapshotPreBarrier: a Doris writer flushes and stops every open load (prepareCommit)
+  // before the barrier goes on; Doris sinks have no network outputs, so it is timed here.
+  Duration pre_barrier = 0;
+  if (auto& w = writers_[static_cast<std::size_t>(id)]) {
+    pre_barrier = w->prepare_commit(sim_.now(), cp);
+    watch_doris_failure(id);
+  }
   const std::int64_t persisted_output = broadcast_event(s, barrier);  // before the sync (R2)
   sync_phases_[static_cast<std::size_t>(id)] =
       SyncPhase{barrier, started, alignment, processed, persisted_input + persisted_output};
+  sync_phases_[static_cast<std::size_t>(id)].pre_barrier = pre_barrier;
   s.busy = true;
   s.processing = barrier;
-  sim_.schedule_in(vertex(s).sync_snapshot, this, kSyncDone, arg(id));
+  if (pre_barrier == core::kNever) return;  // parked in stopLoad for ever
+  sim_.schedule_in(pre_barrier + vertex(s).sync_snapshot, this, kSyncDone, arg(id));
 }
 
 void TaskRuntime::finish_sync_phase(int id) {
@@ -1173,7 +1286,7 @@ void TaskRuntime::send_ack(int id) {
   ack.metrics.task = ack.task;
   ack.metrics.checkpointed_size = state_upload + phase.persisted_bytes;
   ack.metrics.state_size = s.state_size + phase.persisted_bytes;
-  ack.metrics.sync_duration = v.sync_snapshot;
+  ack.metrics.sync_duration = phase.pre_barrier + v.sync_snapshot;
   ack.metrics.alignment_duration = phase.alignment;
   ack.metrics.start_delay = std::max<Duration>(0, phase.started - phase.barrier.timestamp);
   ack.metrics.processed_bytes = phase.processed_bytes;
@@ -1181,6 +1294,8 @@ void TaskRuntime::send_ack(int id) {
   ack.metrics.unaligned = phase.barrier.unaligned;
   ack.state.source_position = s.position;
   ack.state.state_size = s.state_size;
+  ack.state.cdc_phase = static_cast<std::uint8_t>(s.cdc_phase);
+  ack.state.cdc_chunks_done = s.cdc_chunks_done;
   acks_.push_back(ack);
   s.upload_token = acks_.size() - 1;
   // Uploads share the checkpoint storage's bandwidth with every other upload in flight.
@@ -1221,9 +1336,16 @@ Duration TaskRuntime::service_time(int id, std::int64_t records) {
 void TaskRuntime::start_processing(int id, const Buffer& b) {
   Subtask& s = sub(id);
   s.busy = true;
+  update_thread_state(s);  // a source's step starts here, outside progress()
   s.processing = b;
   s.processing_started = sim_.now();
-  s.processing_done = sim_.schedule_in(service_time(id, b.records), this, kProcessDone, arg(id));
+  Duration d = service_time(id, b.records);
+  if (writers_[static_cast<std::size_t>(id)]) d = sink_write(id, b, d);
+  if (d == core::kNever) {  // the thread never comes back from the connector call
+    s.processing_done = {};
+    return;
+  }
+  s.processing_done = sim_.schedule_in(d, this, kProcessDone, arg(id));
 }
 
 void TaskRuntime::yield_to_mail(int id) {
@@ -1231,6 +1353,8 @@ void TaskRuntime::yield_to_mail(int id) {
   // a buffer is processed runs after the record in progress; the rest of the buffer waits.
   Subtask& s = sub(id);
   const Duration cost = vertex(s).cost_per_record;
+  // A CDC chunk is one step, and a thread inside a connector call runs no mail.
+  if (vertex(s).mysql_cdc || writers_[static_cast<std::size_t>(id)]) return;
   if (!s.busy || s.processing.kind != Buffer::Kind::data || cost <= 0 ||
       !sim_.is_pending(s.processing_done))
     return;
@@ -1326,6 +1450,7 @@ WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
     w.drain_bytes_per_second = storage_.bandwidth_per_upload();
     return w;
   }
+  if (sink_wait_state(s, id, w)) return w;
   if (stalled(s)) {
     w.kind = WaitState::Kind::blocked_in_user_call;
     for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
@@ -1333,8 +1458,16 @@ WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
     return w;
   }
   if (is_source(s)) {
-    w.kind = vertex(s).legacy_source && s.waiting_output ? WaitState::Kind::checkpoint_lock
-                                                          : WaitState::Kind::trigger_not_run;
+    const VertexSpec& v = vertex(s);
+    const bool cdc_lock = v.mysql_cdc && !v.mysql_cdc->incremental_snapshot &&
+                          s.cdc_phase == CdcPhase::snapshot;
+    w.kind = cdc_lock                                ? WaitState::Kind::cdc_snapshot_lock
+             : v.legacy_source && s.waiting_output ? WaitState::Kind::checkpoint_lock
+                                                   : WaitState::Kind::trigger_not_run;
+    if (v.mysql_cdc && s.busy && s.processing.kind == Buffer::Kind::data) {
+      w.chunk_rows = s.processing.records;  // the trigger waits for the chunk to be emitted
+      w.since = s.processing_started;
+    }
     return w;
   }
   w.back_pressured = s.waiting_output;
@@ -1452,6 +1585,8 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       // notifyCheckpointAborted does not touch the barrier handler: aligned inputs stay blocked
       // (R5); a checkpoint not yet taken here is remembered and becomes a cancel marker.
       if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
+      if (rpc.complete && writers_[static_cast<std::size_t>(rpc.subtask)])
+        writers_[static_cast<std::size_t>(rpc.subtask)]->commit(sim_.now(), rpc.id);
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
         auto it = s.snapshot_sizes.find(rpc.id);
         if (it != s.snapshot_sizes.end()) s.confirmed_state_size = it->second;
@@ -1487,6 +1622,29 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       sim_.schedule_in(scenario_.flink.debloat_period, this, kDebloat, a);
       return;
     }
+    case kDorisLoadFailed:
+    case kDorisCheck: {
+      const auto& [sa, failure] = doris_failures_[a];
+      if (!current(sa)) return;
+      const int id = subtask_of(sa);
+      Subtask& s = sub(id);
+      if (s.state != ExecutionState::running) return;
+      if (kind == kDorisLoadFailed) {
+        connector_event(ConnectorEvent::Kind::doris_load_failed, id, failure.table, failure.error);
+        // Only DorisWriter's checker thread notices a load that ended early; it runs every
+        // sink.check-interval when that is above 1000 ms (field A.3 [D13]).
+        const Duration check = vertex(s).doris->check_interval;
+        if (check > core::kSecond) sim_.schedule_in(check, this, kDorisCheck, a);
+        return;
+      }
+      connector_event(ConnectorEvent::Kind::doris_failure_detected, id, failure.table,
+                      failure.error);
+      set_state(s, ExecutionState::failed);
+      listener_.task_failed({s.vertex, s.index, s.attempt},
+                            "org.apache.doris.flink.exception.DorisRuntimeException",
+                            "table " + failure.table + " stream load error: " + failure.error);
+      return;
+    }
     case kStallEnds: {
       const auto v = static_cast<std::size_t>(a);
       for (int i = 0; i < scenario_.job.vertices[v].parallelism; ++i) wake(vertex_first_[v] + i);
@@ -1510,6 +1668,7 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
           s.debloat_announced = scenario_.flink.segment_size;
           sim_.schedule_in(scenario_.flink.debloat_period, this, kDebloat, arg(id));
         }
+        cdc_start(id);
         wake(id);
         if (++running_ == num_subtasks()) listener_.all_tasks_running();
       } else if (to == ExecutionState::canceled && s.state == ExecutionState::canceling) {

@@ -24,6 +24,8 @@
 #include "sim/model/checkpoint_coordinator.hpp"
 #include "sim/model/checkpoint_storage.hpp"
 #include "sim/model/config.hpp"
+#include "sim/model/connectors/doris.hpp"
+#include "sim/model/connectors/mysql_cdc.hpp"
 #include "sim/model/observer.hpp"
 
 namespace ckptsim::model {
@@ -37,6 +39,9 @@ class TaskRuntimeListener {
   virtual void decline_checkpoint(std::int64_t id, TaskRef task, const CheckpointException&) = 0;
   virtual void all_tasks_running() = 0;
   virtual void all_tasks_terminal() = 0;  // every task CANCELED or FINISHED
+  // A task failed with an exception from its code (a connector).
+  virtual void task_failed(TaskRef, const std::string& /*exception_class*/,
+                           const std::string& /*message*/) {}
 };
 
 class TaskRuntime final : public core::EventHandler, private CheckpointStorage::Listener {
@@ -70,6 +75,11 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   void notify_checkpoint_complete(std::int64_t id);
   void notify_checkpoint_aborted(std::int64_t id);
 
+  // Timeline: an operation on an external system (Doris tables, load rejections).
+  void system_action(const TimelineAction& action);
+  // A (new) submission of the job: tools that run before it (the Doris whole-database sync
+  // creates missing tables).
+  void job_submitted();
   // Timeline: the vertex (or one subtask) stops processing from `from` for `length` (or ever).
   void add_stall(int vertex, std::optional<int> subtask, SimTime from,
                  std::optional<Duration> length);
@@ -110,6 +120,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   enum Event : std::uint32_t {
     kSourceEmit, kProcessDone, kTriggerArrives, kSyncDone, kAckArrives, kStallEnds,
     kStateTransition, kNotifyArrives, kWake, kFlush, kAlignmentTimer, kOutputTimer, kDebloat,
+    kDorisLoadFailed, kDorisCheck,
   };
   // A network buffer or an event in a subpartition / input channel queue.
   struct Buffer {
@@ -121,6 +132,9 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     bool savepoint = false;
     bool last_from_source = false; // stop-with-savepoint: the source emits nothing after it
     bool full = false;             // a full snapshot (savepoint, or FULL after NO_CLAIM restore)
+    // Records of one table of a CDC source (its index), kAllTables for binlog changes spread
+    // over the tables, kNoTable for records from the network.
+    std::int32_t table = -1;
     std::int32_t bytes = 0;
     std::int64_t records = 0;
     std::int64_t checkpoint_id = 0;
@@ -169,6 +183,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::int64_t processed_bytes = 0;
     std::int64_t persisted_bytes = 0;   // channel state (unaligned): output + input
     SimTime sync_end = 0;
+    Duration pre_barrier = 0;           // prepareSnapshotPreBarrier (a Doris prepareCommit)
   };
  public:
   // Where an unacknowledged subtask's upload stands (bytes left, share of the bandwidth).
@@ -246,6 +261,10 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     // Incremental snapshots upload what changed since the last confirmed checkpoint.
     std::int64_t confirmed_state_size = 0;
     std::map<std::int64_t, std::int64_t> snapshot_sizes;  // checkpoint -> state size taken
+    // A MySQL CDC reader (MySqlSourceReader + its split fetcher).
+    CdcPhase cdc_phase = CdcPhase::none;
+    std::int64_t cdc_chunks_done = 0;
+    SimTime cdc_next_ready = -1;   // when the fetcher has the next chunk (-1: not fetching yet)
   };
   struct PendingAck {
     std::int64_t id = 0;
@@ -333,6 +352,18 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::int64_t buffer_size(TaskRef from, TaskRef to) const;
  private:
   void yield_to_mail(int id);
+  // Connectors
+  static constexpr std::int32_t kNoTable = -1;
+  static constexpr std::int32_t kAllTables = -2;
+  double source_rate(const Subtask& s) const;
+  void cdc_start(int id);
+  void cdc_finish_snapshot(int id);
+  void cdc_start_binlog(int vertex);
+  Duration sink_write(int id, const Buffer& b, Duration cpu);
+  void watch_doris_failure(int id);
+  bool sink_wait_state(const Subtask& s, int id, WaitState& w) const;
+  void connector_event(ConnectorEvent::Kind kind, int id, std::string table = {},
+                       std::string detail = {}, std::int64_t rows = 0);
 
   core::Simulation& sim_;
   const Scenario& scenario_;
@@ -352,6 +383,16 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::vector<core::RandomStream> rngs_;  // one stream per subtask (arrivals, service times)
   std::uint32_t generation_ = 0;
   int running_ = 0;
+  // Connectors: the external systems and per-subtask connector state.
+  std::optional<DorisSystem> doris_;
+  ServiceProfile mysql_profile_;
+  std::vector<std::optional<DorisWriter>> writers_;     // per subtask (Doris sinks)
+  std::vector<std::optional<CdcChunkPlan>> cdc_plans_;  // per vertex (MySQL CDC sources)
+  // Per vertex: the hybrid assigner waits for checkpoint `cdc_finish_checkpoint` to complete
+  // before it assigns the binlog split (-1: not chosen yet; only while cdc_waiting).
+  std::vector<bool> cdc_waiting_;
+  std::vector<std::int64_t> cdc_finish_checkpoint_;
+  std::vector<std::pair<std::uint64_t, DorisWriter::Failure>> doris_failures_;
   std::uint64_t buffers_transferred_ = 0;
 };
 

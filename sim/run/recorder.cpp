@@ -14,6 +14,8 @@ constexpr const char* kFailureManager =
 constexpr const char* kDecider = "org.apache.flink.runtime.checkpoint.CheckpointRequestDecider";
 constexpr const char* kJobMaster = "org.apache.flink.runtime.jobmaster.JobMaster";
 constexpr const char* kExecutionGraph = "org.apache.flink.runtime.executiongraph.ExecutionGraph";
+constexpr const char* kRegionFailover =
+    "org.apache.flink.runtime.executiongraph.failover.flip1.RestartPipelinedRegionFailoverStrategy";
 constexpr const char* kDispatcher = "org.apache.flink.runtime.dispatcher.StandaloneDispatcher";
 constexpr const char* kCheckpointException =
     "org.apache.flink.runtime.checkpoint.CheckpointException";
@@ -114,7 +116,7 @@ void Recorder::savepoint_requested(SimTime t, bool stop) {
 }
 
 void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobStatus to) {
-  if (to == model::JobStatus::restarting)
+  if (to == model::JobStatus::restarting && !task_failure_)
     log(t, LogLevel::info, kJobMaster,
         fmt::format("{} tasks will be restarted to recover from a global failure.",
                     tasks_to_restart_));
@@ -134,7 +136,9 @@ void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobSt
 
 void Recorder::task_state_changed(SimTime t, model::TaskRef task, model::ExecutionState from,
                                   model::ExecutionState to) {
-  // Execution.transitionState (Execution L1489/1496).
+  // Execution.transitionState (Execution L1489/1496). A failure carries its exception and is
+  // logged by task_failed.
+  if (to == model::ExecutionState::failed) return;
   if (to == model::ExecutionState::deploying)
     log(t, LogLevel::info, kExecutionGraph,
         fmt::format("{} ({}) switched from {} to {} on {}.", task_name(task), attempt_id(task),
@@ -213,7 +217,8 @@ void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
   static constexpr const char* kKinds[] = {
       "not_running",         "blocked_in_user_call", "trigger_not_run",  "checkpoint_lock",
       "barrier_behind_data",
-      "barrier_not_sent",    "aligning",             "async_upload",    "acknowledged"};
+      "barrier_not_sent",    "aligning",             "async_upload",    "acknowledged",
+      "sink_write",          "sink_stop_load",       "cdc_snapshot_lock"};
   WaitRecord r;
   r.vertex = task.vertex;
   r.subtask = task.subtask;
@@ -228,6 +233,11 @@ void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
   r.channels_aligned = w.channels_aligned;
   r.channels_total = w.channels_total;
   r.since = w.since;
+  r.table = w.table;
+  r.until = w.until;
+  r.failed_at = w.failed_at;
+  r.error = w.error;
+  r.chunk_rows = w.chunk_rows;
   c->waits.push_back(r);
 }
 
@@ -328,12 +338,41 @@ void Recorder::checkpoint_failure_handled(SimTime t, std::int64_t id,
 
 void Recorder::global_failure(SimTime t, const std::string& exception_class,
                               const std::string& message, int tasks) {
+  task_failure_ = false;
   tasks_to_restart_ = tasks;
   failure_class_ = exception_class;
   failure_message_ = message;
   suppressed_by_.clear();
   log(t, LogLevel::info, kJobMaster, "Trying to recover from a global failure.",
       {exception_class + ": " + message});
+}
+
+void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& exception_class,
+                           const std::string& message, int tasks) {
+  task_failure_ = true;
+  tasks_to_restart_ = tasks;
+  failure_class_ = exception_class;
+  failure_message_ = message;
+  suppressed_by_.clear();
+  result_.task_failures.push_back({t, task.vertex, task.subtask, exception_class, message});
+  // Execution.markFailed -> transitionState with the error, then the region failover strategy
+  // (RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart) names the ExecutionVertexID.
+  log(t, LogLevel::info, kExecutionGraph,
+      fmt::format("{} ({}) switched from RUNNING to FAILED on {}.", task_name(task),
+                  attempt_id(task), location(task)),
+      {exception_class + ": " + message});
+  const std::string vertex_id =
+      fmt::format("{}_{}", result_.vertices[static_cast<std::size_t>(task.vertex)].id,
+                  task.subtask);
+  log(t, LogLevel::info, kRegionFailover,
+      fmt::format("Calculating tasks to restart to recover the failed task {}.", vertex_id));
+  log(t, LogLevel::info, kRegionFailover,
+      fmt::format("{} tasks should be restarted to recover the failed task {}. ", tasks,
+                  vertex_id));
+}
+
+void Recorder::connector_event(SimTime t, const model::ConnectorEvent& e) {
+  result_.connector_events.push_back({t, e});
 }
 
 void Recorder::task_sample(SimTime t, model::TaskRef task, const model::TaskSample& sample) {

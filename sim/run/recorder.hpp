@@ -46,6 +46,9 @@ class Recorder final : public model::Observer {
   void global_failure(SimTime, const std::string& exception_class, const std::string& message,
                       int tasks) override;
   void restart_suppressed(SimTime, const std::string& strategy) override;
+  void task_failed(SimTime, model::TaskRef, const std::string& exception_class,
+                   const std::string& message, int tasks) override;
+  void connector_event(SimTime, const model::ConnectorEvent&) override;
   void task_sample(SimTime, model::TaskRef, const model::TaskSample&) override;
 
  private:
@@ -64,6 +67,7 @@ class Recorder final : public model::Observer {
   std::string failure_class_;
   std::string failure_message_;
   std::string suppressed_by_;
+  bool task_failure_ = false;  // the failover in progress was caused by a task, not globally
   std::map<std::int64_t, std::size_t> index_;  // checkpoint id -> position in checkpoints
 };
 

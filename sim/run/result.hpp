@@ -63,6 +63,19 @@ struct WaitRecord {
   int channels_aligned = 0;
   int channels_total = 0;
   SimTime since = 0;
+  // sink_write / sink_stop_load: the Doris table, until when the call returns (core::kNever:
+  // never) and the stream load's failure that keeps it there (failed_at < 0: none).
+  std::string table;
+  SimTime until = 0;
+  SimTime failed_at = -1;
+  std::string error;
+  std::int64_t chunk_rows = 0;         // a CDC source emitting a whole snapshot chunk in one step
+};
+
+// A connector's own event (the TaskManager side): snapshot phases, Doris load failures.
+struct ConnectorRecord {
+  SimTime time = 0;
+  model::ConnectorEvent event;
 };
 
 struct CheckpointRecord {
@@ -136,6 +149,16 @@ struct RunResult {
   std::int64_t replayed_records = 0;
   std::vector<LogRecord> log;
   std::vector<TaskSampleRow> timeseries;  // ordered by (end, vertex, subtask)
+  std::vector<ConnectorRecord> connector_events;
+  // Task failures (RUNNING -> FAILED) that made the job fail over, with their exception.
+  struct TaskFailure {
+    SimTime time = 0;
+    int vertex = 0;
+    int subtask = 0;
+    std::string exception_class;
+    std::string message;
+  };
+  std::vector<TaskFailure> task_failures;
   std::uint64_t events_executed = 0;
   std::uint64_t buffers_transferred = 0;  // network buffers and events moved to input channels
 };

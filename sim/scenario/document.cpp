@@ -477,7 +477,7 @@ std::optional<Node> read_document_at(Context& ctx, std::string_view text, const 
 const std::vector<std::string>& top_level_keys() {
   static const std::vector<std::string> keys = {
       "name",       "description", "seed",     "start",  "duration", "flink", "cluster",
-      "jobmanager", "job",         "timeline", "expect", "base",     "set"};
+      "jobmanager", "job",         "timeline", "expect", "base",     "set",   "systems"};
   return keys;
 }
 

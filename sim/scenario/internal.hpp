@@ -136,6 +136,8 @@ std::optional<std::uint64_t> read_uint64(Context& ctx, const Node& node);
 std::optional<double> read_double(Context& ctx, const Node& node, std::string_view what, double min,
                                   double max);
 std::optional<bool> read_bool(Context& ctx, const Node& node);
+// A rate: records per time unit ("5000 records/s"), or bytes per time unit when `bytes`.
+std::optional<double> read_rate(Context& ctx, const Node& node, bool bytes);
 // Case-insensitive choice among `choices` (name, value); the hint lists the allowed names.
 template <typename T>
 std::optional<T> read_enum(Context& ctx, const Node& node, std::string_view what,
@@ -172,6 +174,20 @@ std::optional<T> read_enum(Context& ctx, const Node& node, std::string_view what
 
 // Reads the `expect:` list (each item one expectation, see docs/scenario-format.md).
 void read_expectations(Context& ctx, const Node& list, Expectations& out);
+
+// ---- connectors.cpp
+
+// The `systems:` map (external systems by name).
+void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems);
+// Keys of a vertex that belong to its connector.
+bool is_connector_key(std::string_view key);
+// A vertex's connector (connector, system, options, tables, table, table-model), read after its
+// other keys.
+void read_connector(Context& ctx, const Node& vertex, const model::SystemsSpec& systems,
+                    model::VertexSpec& v);
+// A timeline entry whose `do` is "<system>.<operation>"; false after an error.
+bool read_system_action(Context& ctx, const Node& item, const Entry& what,
+                        const model::Scenario& scenario, model::TimelineAction& action);
 
 // ---- flink_options.cpp
 

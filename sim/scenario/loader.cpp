@@ -15,18 +15,8 @@ using detail::Node;
 
 const char* const kMinimalJobHint = "a minimal job is 'job: {vertices: [{name: Source}]}'";
 
-// Keys that belong to later versions of the format (SCENARIO.md): say so instead of "unknown".
-const std::vector<std::string> kNotYetSupported = {"systems", "connector", "system", "options",
-                                                   "tables"};
-
 void unknown_key(Context& ctx, const Entry& entry, std::string_view where,
                  const std::vector<std::string>& allowed) {
-  if (std::find(kNotYetSupported.begin(), kNotYetSupported.end(), entry.key) !=
-      kNotYetSupported.end()) {
-    ctx.error(entry.key_loc, "'" + entry.key + "' is not supported yet by this version of ckptsim",
-              "remove it; " + std::string(where) + " keys are: " + detail::join(allowed, ", "));
-    return;
-  }
   std::string hint = detail::did_you_mean(entry.key, allowed);
   if (hint.empty()) hint = std::string(where) + " keys are: " + detail::join(allowed, ", ");
   ctx.error(entry.key_loc, "unknown " + std::string(where) + " key '" + entry.key + "'", hint);
@@ -44,37 +34,6 @@ Node without_per_record(const Node& node) {
     }
   }
   return copy;
-}
-
-std::optional<double> read_rate(Context& ctx, const Node& node, bool bytes) {
-  const char* example =
-      bytes ? "a bandwidth such as '200 MB/s'" : "a rate such as '5000 records/s'";
-  if (!node.is_scalar()) {
-    ctx.error(node.loc, std::string("expected ") + example + ", got " + detail::describe(node));
-    return std::nullopt;
-  }
-  const auto parsed = detail::parse_rate_detail(node.text);
-  if (parsed.error == detail::UnitError::negative) {
-    ctx.error(node.loc, "rates cannot be negative", std::string("write ") + example);
-    return std::nullopt;
-  }
-  if (!parsed.value) {
-    std::string message = std::string("expected ") + example + ", got " + detail::describe(node);
-    if (parsed.error == detail::UnitError::unknown_unit)
-      message = "unknown unit '" + parsed.unit + "' in rate '" + node.text + "'";
-    ctx.error(node.loc, message,
-              bytes ? "write a size per time unit: '20 MB/s', '512 kb/s'"
-                    : "write records per time unit: '5000 records/s', '2k rows/s', '600 rows/min'");
-    return std::nullopt;
-  }
-  if (parsed.value->bytes != bytes) {
-    ctx.error(
-        node.loc, std::string("expected ") + example + ", got " + detail::describe(node),
-        bytes ? "a bandwidth is bytes per time unit, e.g. '200 MB/s'"
-              : "a source rate counts records, e.g. '5000 records/s'; sizes go in 'record-size'");
-    return std::nullopt;
-  }
-  return parsed.value->per_second;
 }
 
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
@@ -179,7 +138,7 @@ void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
       if (storage == nullptr) continue;
       for (const Entry& s : storage->entries) {
         if (s.key == "bandwidth") {
-          if (auto v = read_rate(ctx, s.value, true))
+          if (auto v = detail::read_rate(ctx, s.value, true))
             cluster.checkpoint_storage.bandwidth_bytes_per_second = *v;
         } else if (s.key == "latency") {
           if (auto v = detail::read_duration(ctx, s.value)) cluster.checkpoint_storage.latency = *v;
@@ -307,8 +266,9 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       "name",          "parallelism", "input",       "rate",          "cost",
       "record-size",   "state-size",  "state-growth", "sync-snapshot", "arrivals",
       "service",       "selectivity", "keys",        "key-distribution", "zipf-exponent",
-      "hot-key-share", "source-api"};
-  if (e.key == "name") {
+      "hot-key-share", "source-api",  "connector",   "system",      "options",
+      "tables",        "table",       "table-model"};
+  if (e.key == "name" || detail::is_connector_key(e.key)) {
     // read by read_job
   } else if (e.key == "parallelism") {
     if (auto p = detail::read_int(ctx, e.value, "parallelism", 1)) v.parallelism = *p;
@@ -316,7 +276,7 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
     read_input(ctx, e.value, v, locs, from, from_loc);
   } else if (e.key == "rate") {
     locs.rate = e.key_loc;
-    if (auto r = read_rate(ctx, e.value, false)) v.records_per_second = *r;
+    if (auto r = detail::read_rate(ctx, e.value, false)) v.records_per_second = *r;
   } else if (e.key == "cost") {
     if (auto d = detail::read_duration(ctx, without_per_record(e.value))) v.cost_per_record = *d;
   } else if (e.key == "record-size") {
@@ -375,7 +335,7 @@ std::vector<std::string> vertex_names(const model::JobSpec& job) {
 }
 
 void read_vertices(Context& ctx, const Node& list, std::optional<int> default_parallelism,
-                   model::JobSpec& job) {
+                   const model::SystemsSpec& systems, model::JobSpec& job) {
   if (!detail::expect_sequence(ctx, list, "a list of vertices")) return;
   if (list.items.empty()) {
     ctx.error(list.loc, "the job has no vertices", kMinimalJobHint);
@@ -418,9 +378,17 @@ void read_vertices(Context& ctx, const Node& list, std::optional<int> default_pa
     std::optional<Loc> from_loc;
     for (const Entry& e : item.entries)
       read_vertex_key(ctx, e, vertex, vertex_locs, from, from_loc);
+    if (from_loc) vertex.input = from;  // provisional: checked below
+    detail::read_connector(ctx, item, systems, vertex);
+    vertex.input.reset();
     if (from_loc) {
       const auto upstream = index_of.find(from);
-      if (upstream != index_of.end()) {
+      if (upstream != index_of.end() && job.vertices[upstream->second].doris) {
+        // A Doris sink ends its pipeline: its prepareCommit runs before the barrier would be
+        // forwarded, and the writer emits nothing.
+        ctx.error(*from_loc, "vertex '" + vertex.name + "' reads from the doris sink '" + from + "'",
+                  "a doris connector is a sink; read from its upstream instead");
+      } else if (upstream != index_of.end()) {
         vertex.input = from;
       } else if (from == vertex.name) {
         ctx.error(*from_loc, "vertex '" + from + "' cannot read from itself");
@@ -473,7 +441,7 @@ void read_vertices(Context& ctx, const Node& list, std::optional<int> default_pa
 }
 
 void read_job(Context& ctx, const Entry& job_entry, std::optional<int> default_parallelism,
-              model::JobSpec& job) {
+              const model::SystemsSpec& systems, model::JobSpec& job) {
   const Node* map = section(ctx, job_entry);
   if (map == nullptr) return;
   const Entry* vertices = map->find("vertices");
@@ -484,7 +452,7 @@ void read_job(Context& ctx, const Entry& job_entry, std::optional<int> default_p
     if (e.key == "name") {
       if (auto v = detail::read_string(ctx, e.value)) job.name = *v;
     } else if (e.key == "vertices") {
-      read_vertices(ctx, e.value, default_parallelism, job);
+      read_vertices(ctx, e.value, default_parallelism, systems, job);
     } else {
       unknown_key(ctx, e, "job", {"name", "vertices"});
     }
@@ -555,6 +523,21 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
   model::TimelineAction action;
   const ActionInfo* info = nullptr;
   bool ok = true;
+  const Entry* system_op = item.find("do");
+  if (system_op != nullptr && system_op->value.is_scalar() &&
+      system_op->value.text.find('.') != std::string::npos) {
+    ok = detail::read_system_action(ctx, item, *system_op, scenario, action);
+    if (const Entry* at = item.find("at"); at == nullptr) {
+      ctx.error(item.loc, "timeline entry has no 'at'", "write when it happens, e.g. 'at: 10 min'");
+      ok = false;
+    } else if (auto when = detail::read_duration(ctx, at->value)) {
+      action.at = *when;
+    } else {
+      ok = false;
+    }
+    if (ok) out.push_back(std::move(action));
+    return;
+  }
   if (const Entry* what = item.find("do")) {
     if (auto index = detail::read_choice(ctx, what->value, "timeline action", action_names)) {
       info = &actions()[*index];
@@ -664,6 +647,7 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   const Entry* jobmanager = nullptr;
   const Entry* job = nullptr;
   const Entry* timeline = nullptr;
+  const Entry* systems = nullptr;
   std::vector<std::string> keys = detail::top_level_keys();
   for (const Entry& e : root.entries) {
     if (e.key == "name") {
@@ -701,6 +685,8 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
       job = &e;
     } else if (e.key == "timeline") {
       timeline = &e;
+    } else if (e.key == "systems") {
+      systems = &e;
     } else if (e.key == "expect") {
       expectations.present = true;
       detail::read_expectations(ctx, e.value, expectations);
@@ -719,10 +705,12 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   if (jobmanager != nullptr)
     if (const Node* map = section(ctx, *jobmanager))
       read_jobmanager(ctx, *map, scenario.jobmanager);
+  if (systems != nullptr && !systems->value.is_null())
+    detail::read_systems(ctx, systems->value, scenario.systems);
   if (job == nullptr)
     ctx.error(root.loc, "the scenario has no 'job'", kMinimalJobHint);
   else
-    read_job(ctx, *job, default_parallelism, scenario.job);
+    read_job(ctx, *job, default_parallelism, scenario.systems, scenario.job);
   if (timeline != nullptr) read_timeline(ctx, *timeline, scenario.job, scenario);
   return scenario;
 }

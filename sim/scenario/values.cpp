@@ -188,4 +188,35 @@ bool expect_sequence(Context& ctx, const Node& node, std::string_view what) {
   return false;
 }
 
+std::optional<double> read_rate(Context& ctx, const Node& node, bool bytes) {
+  const char* example =
+      bytes ? "a bandwidth such as '200 MB/s'" : "a rate such as '5000 records/s'";
+  if (!node.is_scalar()) {
+    ctx.error(node.loc, std::string("expected ") + example + ", got " + describe(node));
+    return std::nullopt;
+  }
+  const auto parsed = parse_rate_detail(node.text);
+  if (parsed.error == UnitError::negative) {
+    ctx.error(node.loc, "rates cannot be negative", std::string("write ") + example);
+    return std::nullopt;
+  }
+  if (!parsed.value) {
+    std::string message = std::string("expected ") + example + ", got " + describe(node);
+    if (parsed.error == UnitError::unknown_unit)
+      message = "unknown unit '" + parsed.unit + "' in rate '" + node.text + "'";
+    ctx.error(node.loc, message,
+              bytes ? "write a size per time unit: '20 MB/s', '512 kb/s'"
+                    : "write records per time unit: '5000 records/s', '2k rows/s', '600 rows/min'");
+    return std::nullopt;
+  }
+  if (parsed.value->bytes != bytes) {
+    ctx.error(
+        node.loc, std::string("expected ") + example + ", got " + describe(node),
+        bytes ? "a bandwidth is bytes per time unit, e.g. '200 MB/s'"
+              : "a source rate counts records, e.g. '5000 records/s'; sizes go in 'record-size'");
+    return std::nullopt;
+  }
+  return parsed.value->per_second;
+}
+
 }  // namespace ckptsim::scenario::detail

@@ -54,12 +54,51 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
   if (w.kind == "aligning")
     return fmt::format("{}: aligning, {} of {} channels delivered the barrier since {}", task,
                        w.channels_aligned, w.channels_total, clock(w.since));
+  if (w.kind == "sink_write" || w.kind == "sink_stop_load") {
+    // DorisWriter: RecordBuffer.writeQueue.take() when every buffer is full, or prepareCommit's
+    // stopLoad waiting for the stream load's response (field-scenarios.md A.3).
+    std::string s =
+        w.kind == "sink_write"
+            ? fmt::format("{}: the task thread is blocked in the Doris writer since {}: every "
+                          "buffer of table {} is full and its stream load drains them",
+                          task, clock(w.since), w.table)
+            : fmt::format("{}: prepareCommit is waiting since {} for the stream load of table "
+                          "{} to finish (stopLoad), before the barrier can be emitted",
+                          task, clock(w.since), w.table);
+    if (w.failed_at >= 0)
+      s += fmt::format("; that load was ended by Doris at {} ({}) and sink.check-interval is 0, "
+                       "so nothing wakes the thread: it stays blocked for ever",
+                       clock(w.failed_at), w.error);
+    else if (w.until == core::kNever)
+      s += "; it never returns";
+    else if (w.drain_bytes_per_second > 0)
+      s += fmt::format(", {} left at {}/s (returns at {})", bytes(w.bytes_ahead),
+                       bytes(static_cast<std::int64_t>(w.drain_bytes_per_second)),
+                       clock(w.until));
+    else
+      s += fmt::format(" (returns at {})", clock(w.until));
+    if (w.chunk_rows > 0)
+      s += fmt::format("; the source emits a {}-row snapshot chunk in this one mailbox step",
+                       w.chunk_rows);
+    return s;
+  }
+  if (w.kind == "cdc_snapshot_lock")
+    return fmt::format("{}: the legacy MySQL CDC source holds the checkpoint lock for the whole "
+                       "snapshot phase (\"Database snapshot phase can't perform checkpoint, "
+                       "acquired Checkpoint lock.\"), so no trigger runs until it reads the "
+                       "binlog",
+                       task);
   if (w.kind == "checkpoint_lock")
     return fmt::format("{}: the legacy source holds the checkpoint lock while it waits for an "
                        "output buffer (back-pressure), so the trigger cannot run",
                        task);
   if (w.kind == "trigger_not_run")
-    return fmt::format("{}: the checkpoint trigger has not run in the source's thread", task);
+    return w.chunk_rows > 0
+               ? fmt::format("{}: the trigger waits for the source to finish emitting a {}-row "
+                             "snapshot chunk (one mailbox step) since {}",
+                             task, w.chunk_rows, clock(w.since))
+               : fmt::format("{}: the checkpoint trigger has not run in the source's thread",
+                             task);
   if (w.kind == "async_upload")
     return fmt::format("{}: snapshot taken, the asynchronous upload has {} left at a shared "
                        "bandwidth of {}/s",
@@ -67,6 +106,35 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
                        bytes(static_cast<std::int64_t>(w.drain_bytes_per_second)));
   if (w.kind == "not_running") return fmt::format("{}: the task is not running", task);
   return fmt::format("{}: {}", task, w.kind);
+}
+
+std::string describe_connector_event(const RunResult& r, const ConnectorRecord& record) {
+  const model::ConnectorEvent& e = record.event;
+  const std::string task = task_label(r, e.task.vertex, e.task.subtask);
+  using Kind = model::ConnectorEvent::Kind;
+  switch (e.kind) {
+    case Kind::cdc_snapshot_started:
+      return fmt::format("{}: MySQL CDC snapshot reading starts ({}), {} rows to read", task,
+                         e.detail, e.rows);
+    case Kind::cdc_snapshot_finished:
+      return fmt::format("{}: MySQL CDC snapshot chunks all read", task);
+    case Kind::cdc_binlog_waiting:
+      return fmt::format("{}: all snapshot chunks finished; the binlog split waits for a "
+                         "completed checkpoint (parallelism > 1)",
+                         task);
+    case Kind::cdc_binlog_started:
+      return e.detail.empty()
+                 ? fmt::format("{}: MySQL CDC reads the binlog", task)
+                 : fmt::format("{}: MySQL CDC reads the binlog ({})", task, e.detail);
+    case Kind::doris_load_failed:
+      return fmt::format("{}: Doris ended the stream load of table {}: {}", task, e.table,
+                         e.detail);
+    case Kind::doris_failure_detected:
+      return fmt::format("{}: the Doris writer's checker thread found the failed load of table "
+                         "{} and fails the task",
+                         task, e.table);
+  }
+  return task;
 }
 
 }  // namespace ckptsim::run

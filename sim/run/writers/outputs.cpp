@@ -67,6 +67,24 @@ ordered_json summary_json(const RunResult& r) {
     }
   }
   out["diagnosis"] = std::move(diagnosis);
+  ordered_json failures = ordered_json::array();
+  for (const RunResult::TaskFailure& f : r.task_failures) {
+    ordered_json item;
+    item["time_ms"] = core::to_millis(f.time);
+    item["vertex"] = r.vertices[static_cast<std::size_t>(f.vertex)].name;
+    item["subtask"] = f.subtask;
+    item["exception"] = f.exception_class + ": " + f.message;
+    failures.push_back(std::move(item));
+  }
+  out["task_failures"] = std::move(failures);
+  ordered_json connectors = ordered_json::array();
+  for (const ConnectorRecord& e : r.connector_events) {
+    ordered_json item;
+    item["time_ms"] = core::to_millis(e.time);
+    item["event"] = describe_connector_event(r, e);
+    connectors.push_back(std::move(item));
+  }
+  out["connector_events"] = std::move(connectors);
   return out;
 }
 

@@ -34,6 +34,8 @@ nlohmann::ordered_json rest_checkpoint_subtasks(const RunResult& result,
 
 // One sentence on what an unacknowledged subtask was waiting for when its checkpoint expired.
 std::string describe_wait(const RunResult& result, const WaitRecord& wait);
+// One sentence for a connector's event (CDC snapshot phases, Doris load failures).
+std::string describe_connector_event(const RunResult& r, const ConnectorRecord& e);
 
 // timeseries.csv: one row per subtask and sample period, ms per second as Flink's
 // busyTimeMsPerSecond / backPressuredTimeMsPerSecond / idleTimeMsPerSecond define them.

@@ -1,0 +1,81 @@
+// Configuration of the connectors and the external systems they talk to, in the connectors' own
+// terms (flink-cdc 2.4 MySqlSource, doris-flink-connector 1.6 DorisSink, MySQL, Doris). Plain
+// values filled by sim/scenario; the behaviour is in mysql_cdc.* and doris.*
+// (reference/field-scenarios.md Part A; MODEL.md section 9).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/time.hpp"
+
+namespace ckptsim::model {
+
+// MySQL as a CDC source sees it: how fast one snapshot reader's chunk SELECTs return rows.
+struct MySqlSystemSpec {
+  std::string name = "mysql";
+  double read_rows_per_second = 50000;
+};
+
+// Doris as the stream loads of the sink see it (Doris 2.0 FE/BE configuration names).
+struct DorisSystemSpec {
+  std::string name = "doris";
+  std::string database = "db";
+  double ingest_bytes_per_second = 20.0 * 1024 * 1024;  // what one stream load accepts
+  core::Duration load_finalize = core::seconds(1);      // body closed -> load answered (stopLoad)
+  core::Duration commit_latency = core::milliseconds(100);  // 2PC commit (_stream_load_2pc)
+  int max_running_txn_num_per_db = 100;                 // FE max_running_txn_num_per_db
+  int other_running_txns = 0;                           // running txns of other writers on the db
+  int max_tablet_version_num = 500;                     // BE max_tablet_version_num (2.0 docs)
+  double compaction_versions_per_second = 1.0;          // versions merged per table per second
+  int initial_versions = 1;                             // versions per table at the start
+  // A load larger than this is cancelled by Doris ("[INTERNAL_ERROR]cancelled: closed", as on
+  // Doris 2.0.3 where a 10 M-row stream load failed and a 5 M-row one passed, field B7/Z4);
+  // 0 = no limit.
+  std::int64_t max_load_bytes = 0;
+  std::vector<std::string> tables;                      // tables that exist at the start
+};
+
+struct SystemsSpec {
+  std::optional<MySqlSystemSpec> mysql;
+  std::optional<DorisSystemSpec> doris;
+};
+
+// flink-cdc StartupOptions (scan.startup.mode).
+enum class CdcStartupMode { initial, latest_offset, earliest_offset, specific_offset, timestamp,
+                            snapshot };
+const char* to_string(CdcStartupMode m);  // "initial", "latest-offset", ...
+
+struct CdcTableSpec {
+  std::string name;                    // "app.orders"
+  std::int64_t rows = 0;               // rows at snapshot time
+  double changes_per_second = 0;       // binlog change rate
+};
+
+// MySqlSource (flink-cdc 2.4.2, incremental snapshot, FLIP-27) options.
+struct MySqlCdcSpec {
+  CdcStartupMode startup_mode = CdcStartupMode::initial;  // scan.startup.mode
+  std::int64_t chunk_size = 8096;      // scan.incremental.snapshot.chunk.size
+  // scan.incremental.snapshot.enabled = false: the 1.x DebeziumSourceFunction, which holds the
+  // checkpoint lock from the first snapshot record to the first binlog record (field B1, C11).
+  bool incremental_snapshot = true;
+  std::vector<CdcTableSpec> tables;    // in the order the snapshot reads them
+};
+
+// DorisSink (connector 1.6.1) options.
+struct DorisSinkSpec {
+  int buffer_count = 3;                           // sink.buffer-count
+  std::int64_t buffer_size = 1024 * 1024;         // sink.buffer-size
+  core::Duration check_interval = 0;              // sink.check-interval (1.6.1 default 0)
+  std::optional<bool> enable_2pc;                 // sink.enable-2pc (unset: table model decides)
+  bool unique_key_table = true;                   // UNIQUE (PK) table: 2PC off unless forced
+  std::string label_prefix = "doris";             // sink.label-prefix
+  std::int64_t row_bytes = 500;                   // bytes per row in the load body (JSON line)
+  std::string table;                              // target table when the input is one table
+  bool two_phase_commit() const { return enable_2pc.value_or(!unique_key_table); }
+  std::int64_t buffer_capacity() const { return buffer_size * buffer_count; }
+};
+
+}  // namespace ckptsim::model

@@ -1,0 +1,242 @@
+// The connector side of TaskRuntime: MySQL CDC readers (snapshot chunks, the binlog split and
+// the hybrid assigner's wait for a checkpoint) and Doris writers on the task thread
+// (field-scenarios.md A.2, A.3; MODEL.md section 9). The connectors' own rules are in
+// connectors/mysql_cdc.* and connectors/doris.*; this file ties them to threads and events.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/model/task_runtime.hpp"
+
+namespace ckptsim::model {
+
+double TaskRuntime::source_rate(const Subtask& s) const {
+  const VertexSpec& v = vertex(s);
+  if (!v.mysql_cdc) return v.records_per_second;
+  switch (s.cdc_phase) {
+    case CdcPhase::binlog: {
+      double rate = 0;
+      for (const CdcTableSpec& t : v.mysql_cdc->tables) rate += t.changes_per_second;
+      return rate;
+    }
+    case CdcPhase::snapshot:  // the 1.x source reads the snapshot as fast as MySQL answers
+      return scenario_.systems.mysql->read_rows_per_second * mysql_profile_.factor_at(sim_.now());
+    default: return 0;
+  }
+}
+
+void TaskRuntime::connector_event(ConnectorEvent::Kind kind, int id, std::string table,
+                                  std::string detail, std::int64_t rows) {
+  const Subtask& s = sub(id);
+  ConnectorEvent e;
+  e.kind = kind;
+  e.task = {s.vertex, s.index, s.attempt};
+  e.table = std::move(table);
+  e.detail = std::move(detail);
+  e.rows = rows;
+  observer_.connector_event(sim_.now(), e);
+}
+
+void TaskRuntime::cdc_start(int id) {
+  Subtask& s = sub(id);
+  const VertexSpec& v = vertex(s);
+  if (!v.mysql_cdc) return;
+  const bool fresh = s.cdc_phase == CdcPhase::none;
+  if (fresh) s.cdc_phase = fresh_start_phase(*v.mysql_cdc, s.index);
+  const std::string how = fresh ? std::string("no restored state, scan.startup.mode=") +
+                                      to_string(v.mysql_cdc->startup_mode)
+                                : "restored split state (scan.startup.mode is ignored)";
+  switch (s.cdc_phase) {
+    case CdcPhase::snapshot: {
+      std::int64_t left = 0;
+      if (v.mysql_cdc->incremental_snapshot) {
+        const CdcChunkPlan& plan = *cdc_plans_[static_cast<std::size_t>(s.vertex)];
+        const std::int64_t mine = plan.chunks_of(s.index, v.parallelism);
+        for (std::int64_t k = s.cdc_chunks_done; k < mine; ++k)
+          left += plan.chunk(CdcChunkPlan::global_index(s.index, v.parallelism, k)).rows;
+      } else {
+        for (const CdcTableSpec& t : v.mysql_cdc->tables) left += t.rows;
+        left -= s.cdc_chunks_done;
+      }
+      connector_event(ConnectorEvent::Kind::cdc_snapshot_started, id, {}, how, left);
+      break;
+    }
+    case CdcPhase::binlog:
+      connector_event(ConnectorEvent::Kind::cdc_binlog_started, id, {}, how);
+      break;
+    case CdcPhase::snapshot_done: cdc_finish_snapshot(id); break;
+    default: break;
+  }
+}
+
+void TaskRuntime::cdc_finish_snapshot(int id) {
+  Subtask& s = sub(id);
+  const VertexSpec& v = vertex(s);
+  if (s.cdc_phase == CdcPhase::snapshot)
+    connector_event(ConnectorEvent::Kind::cdc_snapshot_finished, id);
+  s.cdc_phase = CdcPhase::snapshot_done;
+  const int first = vertex_first_[static_cast<std::size_t>(s.vertex)];
+  for (int i = 0; i < v.parallelism; ++i)
+    if (sub(first + i).cdc_phase == CdcPhase::snapshot) return;  // other readers still reading
+  // MySqlSnapshotSplitAssigner: with parallelism 1 the binlog split follows at once; otherwise
+  // "received all splits finished, waiting for a complete checkpoint to mark the assigner
+  // finished" (field A.2 [C3]); the 1.x source goes straight on to the binlog.
+  if (v.parallelism == 1 || !v.mysql_cdc->incremental_snapshot) {
+    cdc_start_binlog(s.vertex);
+    return;
+  }
+  if (cdc_waiting_[static_cast<std::size_t>(s.vertex)]) return;
+  cdc_waiting_[static_cast<std::size_t>(s.vertex)] = true;
+  connector_event(ConnectorEvent::Kind::cdc_binlog_waiting, first);
+}
+
+void TaskRuntime::cdc_start_binlog(int v) {
+  cdc_waiting_[static_cast<std::size_t>(v)] = false;
+  cdc_finish_checkpoint_[static_cast<std::size_t>(v)] = -1;
+  const int first = vertex_first_[static_cast<std::size_t>(v)];
+  const int p = scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism;
+  for (int i = 0; i < p; ++i) {
+    Subtask& s = sub(first + i);
+    if (s.state != ExecutionState::running) continue;
+    // One reader holds the binlog split; the others have nothing left to read.
+    s.cdc_phase = i == 0 ? CdcPhase::binlog : CdcPhase::idle;
+    s.busy_since = sim_.now();
+    s.fractional_records = 0;
+    if (i == 0) connector_event(ConnectorEvent::Kind::cdc_binlog_started, first + i);
+    wake(first + i);
+  }
+}
+
+Duration TaskRuntime::sink_write(int id, const Buffer& b, Duration cpu) {
+  DorisWriter& w = *writers_[static_cast<std::size_t>(id)];
+  const VertexSpec& v = vertex(sub(id));
+  const std::int64_t row_bytes = v.doris->row_bytes;
+  const MySqlCdcSpec* cdc = v.mysql_cdc ? &*v.mysql_cdc : nullptr;
+  Duration took = 0;
+  if (cdc && b.table >= 0) {
+    took = w.write(sim_.now(), cdc->tables[static_cast<std::size_t>(b.table)].name,
+                   b.records * row_bytes, cpu);
+  } else if (cdc && b.table == kAllTables) {
+    // Binlog changes spread over the tables by their change rates; the routing function hands
+    // each table's rows to its writer, one after the other.
+    double total_rate = 0;
+    for (const CdcTableSpec& t : cdc->tables) total_rate += t.changes_per_second;
+    SimTime t = sim_.now();
+    std::int64_t left = b.records;
+    for (std::size_t i = 0; i < cdc->tables.size() && left > 0; ++i) {
+      const double share = total_rate > 0 ? cdc->tables[i].changes_per_second / total_rate : 0;
+      const std::int64_t rows =
+          i + 1 == cdc->tables.size()
+              ? left
+              : std::min(left, static_cast<std::int64_t>(std::llround(share * static_cast<double>(b.records))));
+      if (rows <= 0) continue;
+      left -= rows;
+      const Duration d = w.write(t, cdc->tables[i].name, rows * row_bytes, 0);
+      if (d == core::kNever) {
+        took = core::kNever;
+        break;
+      }
+      t += d;
+    }
+    if (took != core::kNever) took = std::max(cpu, t - sim_.now());
+  } else {
+    took = w.write(sim_.now(), v.doris->table, b.records * row_bytes, cpu);
+  }
+  watch_doris_failure(id);
+  return took;
+}
+
+void TaskRuntime::watch_doris_failure(int id) {
+  auto failure = writers_[static_cast<std::size_t>(id)]->take_failure();
+  if (!failure) return;
+  const SimTime at = std::max(sim_.now(), failure->at);
+  doris_failures_.push_back({arg(id), *failure});
+  sim_.schedule_at(at, this, kDorisLoadFailed, doris_failures_.size() - 1);
+}
+
+void TaskRuntime::system_action(const TimelineAction& a) {
+  if (!doris_ || a.system != doris_->spec().name) return;
+  const auto fail_loads_of = [&](const std::string& table) {
+    for (std::size_t i = 0; i < writers_.size(); ++i) {
+      if (!writers_[i] || subtasks_[i].state != ExecutionState::running) continue;
+      writers_[i]->table_dropped(sim_.now(), table);
+      watch_doris_failure(static_cast<int>(i));
+    }
+  };
+  switch (a.kind) {
+    case ActionKind::reject_load:
+      doris_->reject_next_loads(a.table, a.count,
+                                a.error.empty() ? "[INTERNAL_ERROR]cancelled: closed" : a.error);
+      break;
+    case ActionKind::create_table: doris_->create_table(a.table); break;
+    case ActionKind::drop_table:
+      doris_->drop_table(a.table);
+      fail_loads_of(a.table);
+      break;
+    case ActionKind::rename_table:
+      doris_->rename_table(a.table, a.to_table);
+      fail_loads_of(a.table);
+      break;
+    case ActionKind::swap_table:
+      // create table_tmp; insert into table_tmp select * from table; drop table; rename: the
+      // table is back under its name as one compacted version.
+      doris_->drop_table(a.table);
+      fail_loads_of(a.table);
+      doris_->create_table(a.table);
+      break;
+    case ActionKind::drop_database: {
+      std::vector<std::string> tables;
+      for (std::size_t i = 0; i < writers_.size(); ++i) {
+        const VertexSpec& v = vertex(subtasks_[i]);
+        if (!writers_[i]) continue;
+        if (v.mysql_cdc)
+          for (const CdcTableSpec& t : v.mysql_cdc->tables) tables.push_back(t.name);
+        else
+          tables.push_back(v.doris->table);
+      }
+      doris_->drop_database();
+      for (const std::string& t : tables) fail_loads_of(t);
+      break;
+    }
+    default: break;
+  }
+}
+
+void TaskRuntime::job_submitted() {
+  // The whole-database sync tool creates the Doris tables that do not exist before it submits
+  // the job (DatabaseSync.create, field A.1 [D3]).
+  if (!doris_) return;
+  for (std::size_t i = 0; i < writers_.size(); ++i) {
+    if (!writers_[i]) continue;
+    const VertexSpec& v = vertex(subtasks_[i]);
+    if (v.mysql_cdc)
+      for (const CdcTableSpec& t : v.mysql_cdc->tables) doris_->create_table(t.name);
+    else
+      doris_->create_table(v.doris->table);
+  }
+}
+
+bool TaskRuntime::sink_wait_state(const Subtask& s, int id, WaitState& w) const {
+  const auto& writer = writers_[static_cast<std::size_t>(id)];
+  if (!writer || !s.busy) return false;
+  const DorisWriter::Blocked& b = writer->blocked();
+  if (b.call == DorisWriter::Blocked::Call::none) return false;
+  if (b.until != core::kNever && b.until <= sim_.now()) return false;
+  w.kind = b.call == DorisWriter::Blocked::Call::write ? WaitState::Kind::sink_write
+                                                         : WaitState::Kind::sink_stop_load;
+  w.table = b.table;
+  w.since = b.since;
+  w.until = b.until;
+  w.bytes_ahead = b.bytes_left;
+  w.drain_bytes_per_second = b.rate;
+  if (const auto& f = writer->first_failure(); f && f->at <= sim_.now()) {
+    w.failed_at = f->at;
+    w.error = f->error;
+    w.table = f->table;
+  }
+  if (s.processing.kind == Buffer::Kind::data && vertex(s).mysql_cdc &&
+      vertex(s).mysql_cdc->incremental_snapshot)
+    w.chunk_rows = s.processing.records;
+  return true;
+}
+
+}  // namespace ckptsim::model

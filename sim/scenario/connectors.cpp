@@ -1,0 +1,398 @@
+// The connector parts of a scenario (SCENARIO.md, docs/scenario-format.md "Connectors"): the
+// `systems:` map of external systems, a vertex's `connector:` with its options under the
+// connector's own names, and the timeline operations on a system ("doris.swap-table").
+#include <algorithm>
+#include <charconv>
+
+#include "sim/scenario/internal.hpp"
+
+namespace ckptsim::scenario::detail {
+namespace {
+
+void unknown(Context& ctx, const Entry& e, std::string_view where,
+             const std::vector<std::string>& allowed) {
+  std::string hint = did_you_mean(e.key, allowed);
+  if (hint.empty()) hint = std::string(where) + " keys are: " + join(allowed, ", ");
+  ctx.error(e.key_loc, "unknown " + std::string(where) + " key '" + e.key + "'", hint);
+}
+
+std::optional<std::int64_t> read_count(Context& ctx, const Node& node, std::string_view what) {
+  if (!node.is_scalar()) {
+    ctx.error(node.loc, "expected " + std::string(what) + " such as '40M' or '8096', got " +
+                            describe(node));
+    return std::nullopt;
+  }
+  if (auto n = parse_count(node.text)) return *n;
+  ctx.error(node.loc, "expected " + std::string(what) + " such as '40M' or '8096', got " +
+                          describe(node),
+            "a count is a number with an optional k, M or G suffix");
+  return std::nullopt;
+}
+
+// Connector options that take milliseconds as a bare number (Doris's sink.check-interval: 0).
+std::optional<core::Duration> read_millis(Context& ctx, const Node& node) {
+  if (node.is_scalar()) {
+    const std::string_view text = trim(node.text);
+    std::int64_t ms = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+    if (!text.empty() && ec == std::errc() && end == text.data() + text.size() && ms >= 0)
+      return core::milliseconds(ms);
+  }
+  return read_duration(ctx, node);
+}
+
+void read_mysql(Context& ctx, const Node& map, model::MySqlSystemSpec& mysql) {
+  for (const Entry& e : map.entries) {
+    if (e.key == "kind") continue;
+    if (e.key == "read-rate") {
+      if (auto r = read_rate(ctx, e.value, false)) mysql.read_rows_per_second = *r;
+    } else {
+      unknown(ctx, e, "mysql system", {"kind", "read-rate"});
+    }
+  }
+}
+
+void read_doris(Context& ctx, const Node& map, model::DorisSystemSpec& doris) {
+  static const std::vector<std::string> keys = {
+      "kind",           "database",        "ingest",        "load-finalize",
+      "commit-latency", "max_running_txn_num_per_db",       "other-running-txns",
+      "max_tablet_version_num",            "compaction-rate", "initial-versions",
+      "max-load-size",  "tables"};
+  for (const Entry& e : map.entries) {
+    if (e.key == "kind") continue;
+    if (e.key == "database") {
+      if (auto s = read_string(ctx, e.value)) doris.database = *s;
+    } else if (e.key == "ingest") {
+      if (auto r = read_rate(ctx, e.value, true)) doris.ingest_bytes_per_second = *r;
+    } else if (e.key == "load-finalize") {
+      if (auto d = read_duration(ctx, e.value)) doris.load_finalize = *d;
+    } else if (e.key == "commit-latency") {
+      if (auto d = read_duration(ctx, e.value)) doris.commit_latency = *d;
+    } else if (e.key == "max_running_txn_num_per_db") {
+      if (auto n = read_int(ctx, e.value, "max_running_txn_num_per_db", 1))
+        doris.max_running_txn_num_per_db = *n;
+    } else if (e.key == "other-running-txns") {
+      if (auto n = read_int(ctx, e.value, "other-running-txns", 0)) doris.other_running_txns = *n;
+    } else if (e.key == "max_tablet_version_num") {
+      if (auto n = read_int(ctx, e.value, "max_tablet_version_num", 1))
+        doris.max_tablet_version_num = *n;
+    } else if (e.key == "compaction-rate") {
+      if (auto x = read_double(ctx, e.value, "compaction-rate (versions per second)", 0.0, 1e9))
+        doris.compaction_versions_per_second = *x;
+    } else if (e.key == "initial-versions") {
+      if (auto n = read_int(ctx, e.value, "initial-versions", 1)) doris.initial_versions = *n;
+    } else if (e.key == "max-load-size") {
+      if (auto s = read_size(ctx, e.value)) doris.max_load_bytes = *s;
+    } else if (e.key == "tables") {
+      if (!expect_sequence(ctx, e.value, "a list of table names")) continue;
+      for (const Node& t : e.value.items)
+        if (auto s = read_string(ctx, t)) doris.tables.push_back(*s);
+    } else {
+      unknown(ctx, e, "doris system", keys);
+    }
+  }
+}
+
+const std::vector<std::pair<std::string, model::CdcStartupMode>>& startup_modes() {
+  using M = model::CdcStartupMode;
+  static const std::vector<std::pair<std::string, M>> modes = {
+      {"initial", M::initial},
+      {"latest-offset", M::latest_offset},
+      {"earliest-offset", M::earliest_offset},
+      {"specific-offset", M::specific_offset},
+      {"timestamp", M::timestamp},
+      {"snapshot", M::snapshot}};
+  return modes;
+}
+
+// flink-cdc options the model accepts but that do not change checkpoint timing (the fetch size
+// only shapes JDBC round trips: the whole chunk is buffered before it is emitted, field A.2).
+const std::vector<std::string> kCdcPassive = {
+    "hostname", "port", "username", "password", "database-name", "table-name", "server-id",
+    "server-time-zone", "scan.snapshot.fetch.size", "connect.timeout", "connect.max-retries",
+    "connection.pool.size", "heartbeat.interval", "scan.incremental.close-idle-reader.enabled",
+    "scan.incremental.snapshot.chunk.key-column", "chunk-meta.group.size"};
+const std::vector<std::string> kDorisPassive = {
+    "fenodes", "username", "password", "table.identifier", "sink.max-retries",
+    "sink.enable-delete", "sink.ignore.commit-error", "sink.properties.format",
+    "sink.properties.read_json_by_line", "sink.use-cache"};
+
+void read_cdc_options(Context& ctx, const Node& map, model::MySqlCdcSpec& cdc) {
+  std::vector<std::string> known = {"scan.startup.mode", "scan.incremental.snapshot.chunk.size",
+                                    "scan.incremental.snapshot.enabled"};
+  known.insert(known.end(), kCdcPassive.begin(), kCdcPassive.end());
+  for (const Entry& e : map.entries) {
+    if (e.key == "scan.startup.mode") {
+      if (auto m = read_enum(ctx, e.value, "scan.startup.mode", startup_modes()))
+        cdc.startup_mode = *m;
+    } else if (e.key == "scan.incremental.snapshot.chunk.size") {
+      if (auto n = read_count(ctx, e.value, "a chunk size")) {
+        if (*n < 1)
+          ctx.error(e.value.loc, "the chunk size must be at least 1 row");
+        else
+          cdc.chunk_size = *n;
+      }
+    } else if (e.key == "scan.incremental.snapshot.enabled") {
+      if (auto b = read_bool(ctx, e.value)) cdc.incremental_snapshot = *b;
+    } else if (e.key == "scan.newly-added-table.enabled") {
+      ctx.error(e.key_loc, "'scan.newly-added-table.enabled' is not modelled yet",
+                "remove it; newly added tables are read from the binlog only");
+    } else if (std::find(kCdcPassive.begin(), kCdcPassive.end(), e.key) == kCdcPassive.end() &&
+               !e.key.starts_with("debezium.") && !e.key.starts_with("jdbc.properties.")) {
+      unknown(ctx, e, "mysql-cdc option", known);
+    }
+  }
+}
+
+void read_doris_options(Context& ctx, const Node& map, model::DorisSinkSpec& doris) {
+  std::vector<std::string> known = {"sink.buffer-count", "sink.buffer-size", "sink.check-interval",
+                                    "sink.enable-2pc", "sink.label-prefix"};
+  known.insert(known.end(), kDorisPassive.begin(), kDorisPassive.end());
+  for (const Entry& e : map.entries) {
+    if (e.key == "sink.buffer-count") {
+      if (auto n = read_int(ctx, e.value, "sink.buffer-count", 2)) doris.buffer_count = *n;
+    } else if (e.key == "sink.buffer-size") {
+      if (auto s = read_size(ctx, e.value)) doris.buffer_size = std::max<std::int64_t>(1, *s);
+    } else if (e.key == "sink.check-interval") {
+      if (auto d = read_millis(ctx, e.value)) doris.check_interval = *d;
+    } else if (e.key == "sink.enable-2pc") {
+      if (auto b = read_bool(ctx, e.value)) doris.enable_2pc = *b;
+    } else if (e.key == "sink.label-prefix") {
+      if (auto s = read_string(ctx, e.value)) doris.label_prefix = *s;
+    } else if (e.key == "sink.enable.batch-mode") {
+      ctx.error(e.key_loc, "'sink.enable.batch-mode' is not modelled yet",
+                "remove it; the sink loads once per checkpoint interval");
+    } else if (std::find(kDorisPassive.begin(), kDorisPassive.end(), e.key) ==
+                   kDorisPassive.end() &&
+               !e.key.starts_with("sink.properties.")) {
+      unknown(ctx, e, "doris option", known);
+    }
+  }
+}
+
+void read_tables(Context& ctx, const Node& list, model::MySqlCdcSpec& cdc) {
+  if (!expect_sequence(ctx, list, "a list of tables such as '- {name: app.orders, rows: 40M}'"))
+    return;
+  for (const Node& item : list.items) {
+    if (!expect_map(ctx, item, "a table such as '{name: app.orders, rows: 40M}'")) continue;
+    model::CdcTableSpec t;
+    if (item.find("name") == nullptr)
+      ctx.error(item.loc, "table has no 'name'", "write e.g. '{name: app.orders, rows: 40M}'");
+    for (const Entry& e : item.entries) {
+      if (e.key == "name") {
+        if (auto s = read_string(ctx, e.value)) t.name = *s;
+      } else if (e.key == "rows") {
+        if (auto n = read_count(ctx, e.value, "a row count")) t.rows = *n;
+      } else if (e.key == "changes") {
+        if (auto r = read_rate(ctx, e.value, false)) t.changes_per_second = *r;
+      } else {
+        unknown(ctx, e, "table", {"name", "rows", "changes"});
+      }
+    }
+    cdc.tables.push_back(t);
+  }
+}
+
+}  // namespace
+
+bool is_connector_key(std::string_view key) {
+  return key == "connector" || key == "system" || key == "options" || key == "tables" ||
+         key == "table" || key == "table-model";
+}
+
+void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
+  if (!expect_map(ctx, map, "a map of systems such as '{doris: {kind: doris}}'")) return;
+  for (const Entry& e : map.entries) {
+    if (!expect_map(ctx, e.value, "a system such as '{kind: doris, ingest: 20 MB/s}'")) continue;
+    const Entry* kind = e.value.find("kind");
+    if (kind == nullptr) {
+      ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'", "kinds: mysql, doris");
+      continue;
+    }
+    const auto k = read_enum<int>(ctx, kind->value, "system kind", {{"mysql", 0}, {"doris", 1}});
+    if (!k) continue;
+    if ((*k == 0 && systems.mysql) || (*k == 1 && systems.doris)) {
+      ctx.error(e.key_loc, "a second " + kind->value.text + " system",
+                "ckptsim models one system of each kind per scenario");
+      continue;
+    }
+    if (*k == 0) {
+      systems.mysql.emplace();
+      systems.mysql->name = e.key;
+      read_mysql(ctx, e.value, *systems.mysql);
+    } else {
+      systems.doris.emplace();
+      systems.doris->name = e.key;
+      read_doris(ctx, e.value, *systems.doris);
+    }
+  }
+}
+
+void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& systems,
+                    model::VertexSpec& v) {
+  const Entry* connector = item.find("connector");
+  const Entry* options = item.find("options");
+  const Entry* tables = item.find("tables");
+  const Entry* table = item.find("table");
+  const Entry* model_entry = item.find("table-model");
+  const Entry* system = item.find("system");
+  if (connector == nullptr) {
+    for (const Entry* e : {options, tables, table, model_entry, system})
+      if (e != nullptr)
+        ctx.error(e->key_loc, "'" + e->key + "' needs a 'connector'",
+                  "add 'connector: mysql-cdc' or 'connector: doris'");
+    return;
+  }
+  const auto kind = read_enum<int>(ctx, connector->value, "connector",
+                                   {{"mysql-cdc", 0}, {"doris", 1}});
+  if (!kind) return;
+  const char* needed = *kind == 0 ? "mysql" : "doris";
+  const bool present = *kind == 0 ? systems.mysql.has_value() : systems.doris.has_value();
+  const std::string system_name =
+      *kind == 0 ? (systems.mysql ? systems.mysql->name : "") : (systems.doris ? systems.doris->name : "");
+  if (!present) {
+    ctx.error(connector->value.loc,
+              "connector '" + connector->value.text + "' needs a " + needed + " system",
+              std::string("declare it: 'systems: {") + needed + ": {kind: " + needed + "}}'");
+  } else if (system != nullptr) {
+    if (auto s = read_string(ctx, system->value); s && *s != system_name)
+      ctx.error(system->value.loc, "unknown " + std::string(needed) + " system '" + *s + "'",
+                "the " + std::string(needed) + " system of this scenario is '" + system_name + "'");
+  }
+  if (*kind == 0) {
+    model::MySqlCdcSpec cdc;
+    if (v.input)
+      ctx.error(connector->value.loc, "a mysql-cdc connector is a source: '" + v.name +
+                                          "' has an input",
+                "remove its 'input'");
+    if (options != nullptr && expect_map(ctx, options->value, "a map of mysql-cdc options"))
+      read_cdc_options(ctx, options->value, cdc);
+    if (tables == nullptr)
+      ctx.error(connector->key_loc, "a mysql-cdc source needs 'tables'",
+                "list them: 'tables: [{name: app.orders, rows: 40M, changes: 300 rows/s}]'");
+    else
+      read_tables(ctx, tables->value, cdc);
+    for (const Entry* e : {table, model_entry})
+      if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' applies to a doris connector");
+    if (!cdc.incremental_snapshot && v.parallelism > 1)
+      ctx.error(connector->value.loc,
+                "the 1.x MySQL CDC source (scan.incremental.snapshot.enabled: false) runs with "
+                "parallelism 1",
+                "set 'parallelism: 1'");
+    v.mysql_cdc = cdc;
+    v.records_per_second = 0;
+  } else {
+    model::DorisSinkSpec doris;
+    if (!v.input)
+      ctx.error(connector->value.loc, "a doris connector is a sink: '" + v.name + "' has no input",
+                "add 'input: <upstream vertex>'");
+    if (options != nullptr && expect_map(ctx, options->value, "a map of doris sink options"))
+      read_doris_options(ctx, options->value, doris);
+    if (tables != nullptr) ctx.error(tables->key_loc, "'tables' applies to a mysql-cdc connector");
+    doris.table = v.name;
+    if (table != nullptr)
+      if (auto s = read_string(ctx, table->value)) doris.table = *s;
+    if (model_entry != nullptr)
+      if (auto m = read_enum<bool>(ctx, model_entry->value, "table model",
+                                   {{"unique", true}, {"duplicate", false}}))
+        doris.unique_key_table = *m;
+    doris.row_bytes = v.record_size;
+    v.doris = doris;
+  }
+}
+
+bool read_system_action(Context& ctx, const Node& item, const Entry& what,
+                        const model::Scenario& scenario, model::TimelineAction& action) {
+  const std::string text(trim(what.value.text));
+  const auto dot = text.find('.');
+  const std::string system = text.substr(0, dot);
+  const std::string op = text.substr(dot + 1);
+  std::vector<std::string> names;
+  if (scenario.systems.mysql) names.push_back(scenario.systems.mysql->name);
+  if (scenario.systems.doris) names.push_back(scenario.systems.doris->name);
+  const bool is_doris = scenario.systems.doris && system == scenario.systems.doris->name;
+  const bool is_mysql = scenario.systems.mysql && system == scenario.systems.mysql->name;
+  if (!is_doris && !is_mysql) {
+    std::string hint = did_you_mean(system, names);
+    if (hint.empty())
+      hint = names.empty() ? "declare the system under 'systems:' first"
+                           : "systems: " + join(names, ", ");
+    ctx.error(what.value.loc, "unknown system '" + system + "' in '" + text + "'", hint);
+    return false;
+  }
+  using K = model::ActionKind;
+  struct Op {
+    std::string name;
+    K kind;
+    std::vector<std::string> keys;
+  };
+  static const std::vector<Op> doris_ops = {
+      {"slow-down", K::slow_down, {"factor", "for"}},
+      {"stall", K::slow_down, {"for"}},
+      {"reject-load", K::reject_load, {"table", "count", "error"}},
+      {"create-table", K::create_table, {"table"}},
+      {"drop-table", K::drop_table, {"table"}},
+      {"rename-table", K::rename_table, {"table", "to"}},
+      {"swap-table", K::swap_table, {"table"}},
+      {"drop-database", K::drop_database, {}}};
+  static const std::vector<Op> mysql_ops = {{"slow-down", K::slow_down, {"factor", "for"}},
+                                            {"stall", K::slow_down, {"for"}}};
+  const std::vector<Op>& ops = is_doris ? doris_ops : mysql_ops;
+  std::vector<std::string> op_names;
+  for (const Op& o : ops) op_names.push_back(system + "." + o.name);
+  const auto found = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op; });
+  if (found == ops.end()) {
+    std::string hint = did_you_mean(text, op_names);
+    ctx.error(what.value.loc, "unknown operation '" + text + "'",
+              hint.empty() ? "operations: " + join(op_names, ", ") : hint);
+    return false;
+  }
+  action.kind = found->kind;
+  action.system = system;
+  if (found->name == "stall") action.factor = 0;
+  bool ok = true;
+  for (const Entry& e : item.entries) {
+    if (e.key == "at" || e.key == "do") continue;
+    if (std::find(found->keys.begin(), found->keys.end(), e.key) == found->keys.end()) {
+      ctx.error(e.key_loc, "'" + e.key + "' does not apply to '" + text + "'",
+                found->keys.empty() ? "'" + text + "' takes only 'at' and 'do'"
+                                    : "'" + text + "' takes: " + join(found->keys, ", "));
+      ok = false;
+    } else if (e.key == "factor") {
+      if (auto x = read_double(ctx, e.value, "factor", 0.0, 1e6)) action.factor = *x; else ok = false;
+    } else if (e.key == "for") {
+      const std::string v = e.value.is_scalar() ? to_lower(trim(e.value.text)) : "";
+      if (v == "ever" || v == "forever" || v == "for ever")
+        action.duration.reset();
+      else if (auto d = read_duration(ctx, e.value))
+        action.duration = *d;
+      else
+        ok = false;
+    } else if (e.key == "table") {
+      if (auto s = read_string(ctx, e.value)) action.table = *s; else ok = false;
+    } else if (e.key == "to") {
+      if (auto s = read_string(ctx, e.value)) action.to_table = *s; else ok = false;
+    } else if (e.key == "count") {
+      if (auto n = read_int(ctx, e.value, "count", 1)) action.count = *n; else ok = false;
+    } else if (e.key == "error") {
+      if (auto s = read_string(ctx, e.value)) action.error = *s; else ok = false;
+    }
+  }
+  const bool needs_table = std::find(found->keys.begin(), found->keys.end(), "table") != found->keys.end();
+  if (needs_table && item.find("table") == nullptr) {
+    ctx.error(item.loc, "'" + text + "' needs a 'table'", "write e.g. 'table: app.orders'");
+    ok = false;
+  }
+  if (found->kind == K::rename_table && item.find("to") == nullptr) {
+    ctx.error(item.loc, "'" + text + "' needs 'to' (the new name)");
+    ok = false;
+  }
+  if (found->name == "slow-down" && item.find("factor") == nullptr) {
+    ctx.error(item.loc, "'" + text + "' needs a 'factor'",
+              "write e.g. 'factor: 0.1' for a tenth of its speed");
+    ok = false;
+  }
+  return ok;
+}
+
+}  // namespace ckptsim::scenario::detail
