@@ -191,6 +191,13 @@ enum class ActionKind {
   drop_database,          // Doris: DROP DATABASE ... FORCE (tables, loads gone)
 };
 
+// Operations on an external system (Doris tables, faults), not on the job.
+constexpr bool is_system_operation(ActionKind k) {
+  return k == ActionKind::reject_load || k == ActionKind::create_table ||
+         k == ActionKind::drop_table || k == ActionKind::rename_table ||
+         k == ActionKind::swap_table || k == ActionKind::drop_database;
+}
+
 enum class StartState { latest_savepoint, checkpoint, none, latest };
 
 struct TimelineAction {

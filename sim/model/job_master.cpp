@@ -33,6 +33,12 @@ void JobMaster::start() {
       if (task >= 0) tasks_.add_stall(task, a.subtask, a.at, a.duration);
       continue;
     }
+    if (a.at == 0 && is_system_operation(a.kind)) {
+      // Operations on external systems at 0 are the preparation the job starts after (the
+      // table swap, DROP DATABASE): they happen before the submission.
+      run_action(a);
+      continue;
+    }
     sim_.schedule_at(a.at, this, kTimelineAction, i);
   }
   if (scenario_.cluster.mtbf)

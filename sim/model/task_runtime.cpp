@@ -1151,8 +1151,18 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
   // before the barrier goes on; Doris sinks have no network outputs, so it is timed here.
   Duration pre_barrier = 0;
   if (auto& w = writers_[static_cast<std::size_t>(id)]) {
-    pre_barrier = w->prepare_commit(sim_.now(), cp);
+    const DorisWriter::Prepared prepared = w->prepare_commit(sim_.now(), cp);
     watch_doris_failure(id);
+    if (prepared.thrown) {
+      // The exception leaves the checkpoint and fails the task (next event, on this thread).
+      doris_failures_.push_back({arg(id), *prepared.thrown});
+      doris_failures_.back().second.checkpoint = cp;
+      sim_.schedule_in(0, this, kDorisPrepareThrew, doris_failures_.size() - 1);
+      s.busy = true;
+      s.processing = barrier;
+      return;
+    }
+    pre_barrier = prepared.took;
   }
   const std::int64_t persisted_output = broadcast_event(s, barrier);  // before the sync (R2)
   sync_phases_[static_cast<std::size_t>(id)] =
@@ -1623,7 +1633,8 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       return;
     }
     case kDorisLoadFailed:
-    case kDorisCheck: {
+    case kDorisCheck:
+    case kDorisPrepareThrew: {
       const auto& [sa, failure] = doris_failures_[a];
       if (!current(sa)) return;
       const int id = subtask_of(sa);
@@ -1637,12 +1648,28 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
         if (check > core::kSecond) sim_.schedule_in(check, this, kDorisCheck, a);
         return;
       }
-      connector_event(ConnectorEvent::Kind::doris_failure_detected, id, failure.table,
-                      failure.error);
+      const std::string doris_error = "table " + failure.table + " stream load error: " +
+                                      failure.error + ", see more in null";
       set_state(s, ExecutionState::failed);
-      listener_.task_failed({s.vertex, s.index, s.attempt},
-                            "org.apache.doris.flink.exception.DorisRuntimeException",
-                            "table " + failure.table + " stream load error: " + failure.error);
+      if (kind == kDorisCheck) {
+        connector_event(ConnectorEvent::Kind::doris_failure_detected, id, failure.table,
+                        failure.error);
+        listener_.task_failed({s.vertex, s.index, s.attempt},
+                              "org.apache.doris.flink.exception.DorisRuntimeException",
+                              doris_error);
+        return;
+      }
+      // prepareCommit threw: StreamTask fails the task with "Could not perform checkpoint N for
+      // operator ..." (an Exception from triggerCheckpointAsyncInMailbox at a source, an
+      // IOException from triggerCheckpointOnBarrier otherwise), field B7.
+      listener_.task_failed(
+          {s.vertex, s.index, s.attempt},
+          is_source(s) ? "java.lang.Exception" : "java.io.IOException",
+          "Could not perform checkpoint " + std::to_string(failure.checkpoint) +
+              " for operator " + task_name({s.vertex, s.index, s.attempt}) + "#" +
+              std::to_string(s.attempt) +
+              ".\nCaused by: org.apache.doris.flink.exception.DorisRuntimeException: " +
+              doris_error);
       return;
     }
     case kStallEnds: {

@@ -120,7 +120,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   enum Event : std::uint32_t {
     kSourceEmit, kProcessDone, kTriggerArrives, kSyncDone, kAckArrives, kStallEnds,
     kStateTransition, kNotifyArrives, kWake, kFlush, kAlignmentTimer, kOutputTimer, kDebloat,
-    kDorisLoadFailed, kDorisCheck,
+    kDorisLoadFailed, kDorisCheck, kDorisPrepareThrew,
   };
   // A network buffer or an event in a subpartition / input channel queue.
   struct Buffer {

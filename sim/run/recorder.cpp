@@ -357,10 +357,20 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
   result_.task_failures.push_back({t, task.vertex, task.subtask, exception_class, message});
   // Execution.markFailed -> transitionState with the error, then the region failover strategy
   // (RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart) names the ExecutionVertexID.
+  // The message may carry its causes on further lines ("Caused by: ...").
+  std::vector<std::string> throwable;
+  std::string first = exception_class + ": ";
+  for (std::size_t pos = 0;;) {
+    const std::size_t end = message.find('\n', pos);
+    throwable.push_back((throwable.empty() ? first : std::string()) +
+                        message.substr(pos, end == std::string::npos ? end : end - pos));
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
   log(t, LogLevel::info, kExecutionGraph,
       fmt::format("{} ({}) switched from RUNNING to FAILED on {}.", task_name(task),
                   attempt_id(task), location(task)),
-      {exception_class + ": " + message});
+      std::move(throwable));
   const std::string vertex_id =
       fmt::format("{}_{}", result_.vertices[static_cast<std::size_t>(task.vertex)].id,
                   task.subtask);

@@ -226,6 +226,10 @@ std::optional<std::vector<Segment>> split_path(Context& ctx, std::string_view pa
     }
     std::size_t end = path.find_first_of(".[", i);
     if (end == std::string_view::npos) end = path.size();
+    // A connector's options have dotted names of their own (scan.startup.mode): after
+    // `options` the rest of the path is one key.
+    if (!segments.empty() && !segments.back().selector && segments.back().name == "options")
+      end = path.size();
     if (end == i || (end == path.size() - 1 && path[end] == '.')) {
       ctx.error(segment_loc(path_loc, static_cast<int>(end), 1),
                 "empty name in path '" + std::string(path) + "'");

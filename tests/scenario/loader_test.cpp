@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/scenario/scenario.hpp"
+#include "tests/support/files.hpp"
 
 namespace {
 
@@ -516,20 +517,20 @@ TEST_CASE("aliases that expand exponentially are cut off with a diagnostic") {
         std::string::npos);
 }
 
-TEST_CASE("the built-in default scenario loads without diagnostics") {
+TEST_CASE("the built-in default scenario is the seed incident file and loads without "
+          "diagnostics") {
   const LoadResult result = load_string(scenario::default_scenario_yaml(), "<default>");
   INFO(scenario::format_diagnostics(result.diagnostics));
   REQUIRE(result.ok());
+  CHECK(scenario::default_scenario_yaml() ==
+        tests::read_file(std::string(CKPTSIM_SOURCE_DIR) +
+                         "/scenarios/seed/doris-cdc-table-swap.yaml"));
   const model::Scenario& s = *result.scenario;
-  CHECK(s.name == "default");
+  CHECK(s.name == "doris-cdc-table-swap");
   CHECK(s.flink.version == model::FlinkVersion::v1_17);
-  CHECK(s.duration == core::minutes(30));
-  CHECK(s.flink.checkpointing.interval == core::minutes(1));
-  CHECK(s.flink.checkpointing.timeout == core::minutes(2));
+  CHECK(s.flink.checkpointing.interval == core::seconds(10));
+  CHECK(s.flink.checkpointing.timeout == core::minutes(10));
   REQUIRE(s.job.vertices.size() == 3);
-  CHECK(s.job.vertices[2].name == "Sink");
-  REQUIRE(s.timeline.size() == 1);
-  CHECK(s.timeline[0].kind == model::ActionKind::stall);
-  CHECK(s.timeline[0].at == core::minutes(12));
-  CHECK(s.timeline[0].duration == core::minutes(4));
+  CHECK(s.job.vertices[0].mysql_cdc.has_value());
+  CHECK(s.job.vertices[2].doris.has_value());
 }

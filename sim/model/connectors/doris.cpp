@@ -156,7 +156,9 @@ DorisWriter::DorisWriter(const DorisSinkSpec& spec, DorisSystem& doris) : spec_(
 DorisWriter::Load& DorisWriter::load(const std::string& table) {
   for (Load& l : loads_)
     if (l.table == table) return l;
-  loads_.push_back(Load{table});
+  Load fresh;
+  fresh.table = table;
+  loads_.push_back(std::move(fresh));
   return loads_.back();
 }
 
@@ -189,6 +191,7 @@ void DorisWriter::fail(Load& l, SimTime at, std::string error) {
   if (l.open) doris_.end_txn();  // Doris aborts the load's transaction
   l.open = true;                 // the writer still believes it is loading
   l.failed = true;
+  l.error = error;
   l.since = at;
   if (!first_failure_ || at < first_failure_->at) {
     first_failure_ = Failure{l.table, at, std::move(error)};
@@ -252,7 +255,7 @@ Duration DorisWriter::write(SimTime now, const std::string& table, std::int64_t 
   return std::max(cpu, done - now);
 }
 
-Duration DorisWriter::prepare_commit(SimTime now, std::int64_t id) {
+DorisWriter::Prepared DorisWriter::prepare_commit(SimTime now, std::int64_t id) {
   // DorisWriter.prepareCommit: for every table with data in the interval, stopLoad() closes the
   // body and waits for Doris's answer (pendingLoadFuture.get()), one after the other.
   SimTime t = now;
@@ -262,13 +265,21 @@ Duration DorisWriter::prepare_commit(SimTime now, std::int64_t id) {
     advance(l, t);
     blocked_ = Blocked{Blocked::Call::stop_load, l.table, t, core::kNever, l.buffered,
                        rate() * doris_.profile().factor_at(t)};
-    if (l.failed) return core::kNever;  // stopBufferData/stopLoad park for ever (field A.3)
+    if (l.failed) {
+      // With every buffer full, stopLoad's end-of-input marker waits for a buffer the dead
+      // HTTP thread never returns: it parks for ever (field A.5 chain 2, [D14]). With room
+      // left, the marker goes in, pendingLoadFuture.get() returns the failed answer and
+      // prepareCommit throws (DorisWriter.prepareCommit, field B7 [D5]).
+      if (l.buffered >= spec_.buffer_capacity()) return {core::kNever, {}};
+      blocked_ = Blocked{};
+      return {t - now, Failure{l.table, l.since, l.error}};
+    }
     const SimTime drained = drain(l, t, l.buffered);
-    if (drained == core::kNever) return core::kNever;
+    if (drained == core::kNever) return {core::kNever, {}};
     // The load's finalization (memtable flush, commit, publish) runs at Doris's pace too.
     const SimTime answered = doris_.profile().finish_time(
         drained, static_cast<double>(doris_.spec().load_finalize), 1e9);
-    if (answered == core::kNever) return core::kNever;
+    if (answered == core::kNever) return {core::kNever, {}};
     t = answered;
     if (spec_.two_phase_commit()) {
       ++committed;  // precommitted: the transaction runs until the committer commits it
@@ -280,7 +291,7 @@ Duration DorisWriter::prepare_commit(SimTime now, std::int64_t id) {
   if (committed > 0) precommitted_.emplace_back(id, committed);
   loads_.clear();
   blocked_ = Blocked{};
-  return t - now;
+  return {t - now, {}};
 }
 
 void DorisWriter::commit(SimTime now, std::int64_t id) {

@@ -93,6 +93,7 @@ class DorisWriter {
     std::string table;
     SimTime at = 0;
     std::string error;
+    std::int64_t checkpoint = -1;    // the checkpoint whose prepareCommit found it (-1: none)
   };
   // Where the task thread is stuck in the writer, for the diagnosis.
   struct Blocked {
@@ -108,8 +109,13 @@ class DorisWriter {
   // how long the call takes, kNever if it never returns.
   Duration write(SimTime now, const std::string& table, std::int64_t bytes, Duration cpu);
   // prepareCommit for checkpoint `id` at `now`: stopLoad of every open load in the order they
-  // opened. How long it takes, kNever if it parks for ever.
-  Duration prepare_commit(SimTime now, std::int64_t id);
+  // opened. How long it takes (kNever: it parks for ever), or the DorisRuntimeException it
+  // throws when a failed load's answer reaches it.
+  struct Prepared {
+    Duration took = 0;
+    std::optional<Failure> thrown;
+  };
+  Prepared prepare_commit(SimTime now, std::int64_t id);
   // notifyCheckpointComplete: the committer commits the precommitted transactions (2PC).
   void commit(SimTime now, std::int64_t id);
   // The task is cancelled: open loads and precommitted transactions are aborted.
@@ -130,6 +136,7 @@ class DorisWriter {
     std::string table;
     bool open = false;
     bool failed = false;
+    std::string error;           // Doris's answer when it failed
     std::int64_t buffered = 0;   // bytes in the RecordBuffer as of `since`
     std::int64_t sent = 0;       // bytes Doris accepted
     SimTime since = 0;
