@@ -65,6 +65,12 @@ std::string wrap(const std::string& text, std::size_t first_indent, std::size_t 
   return out;
 }
 
+// A message with its causes on further lines, as one line.
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
 struct Row {
   core::SimTime time;
   int order;  // job events before checkpoint rows at the same instant
@@ -116,10 +122,13 @@ std::string format_story(const run::RunResult& r) {
                     fmt::format("{}  {:>5}  job {} -> {}", clock(s.time), "", model::to_string(s.from),
                                 model::to_string(s.to))});
   }
-  for (const run::ConnectorRecord& e : r.connector_events)
+  for (const run::ConnectorRecord& e : r.connector_events) {
+    // The assigner's switch is in jobmanager.log; the story shows the binlog start after it.
+    if (e.event.kind == model::ConnectorEvent::Kind::cdc_assigner_finished) continue;
     rows.push_back({e.time, 0,
                     fmt::format("{}  {:>5}  {}", clock(e.time), "",
                                 wrap(run::describe_connector_event(r, e), 0, 21, 100))});
+  }
   for (const run::RunResult::TaskFailure& f : r.task_failures)
     rows.push_back({f.time, 0,
                     fmt::format("{}  {:>5}  {}", clock(f.time), "",
@@ -127,7 +136,7 @@ std::string format_story(const run::RunResult& r) {
                                                  r.vertices[static_cast<std::size_t>(f.vertex)].name,
                                                  f.subtask + 1,
                                                  r.vertices[static_cast<std::size_t>(f.vertex)].parallelism,
-                                                 f.exception_class, f.message),
+                                                 f.exception_class, one_line(f.message)),
                                      0, 21, 100))});
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.time < b.time || (a.time == b.time && a.order < b.order);

@@ -83,6 +83,7 @@ struct ConnectorEvent {
     cdc_snapshot_started,   // a reader starts snapshotting (rows = its share)
     cdc_snapshot_finished,  // a reader read all its chunks
     cdc_binlog_waiting,     // all chunks read, the binlog split waits for a checkpoint (p > 1)
+    cdc_assigner_finished,  // the snapshot split assigner is finished (rows = parallelism)
     cdc_binlog_started,     // the binlog split is assigned
     doris_load_failed,      // Doris rejected or cancelled a stream load (error)
     doris_failure_detected, // the checker thread noticed (sink.check-interval > 1000 ms)

@@ -93,7 +93,10 @@ void TaskRuntime::cdc_start_binlog(int v) {
   cdc_waiting_[static_cast<std::size_t>(v)] = false;
   cdc_finish_checkpoint_[static_cast<std::size_t>(v)] = -1;
   const int first = vertex_first_[static_cast<std::size_t>(v)];
-  const int p = scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism;
+  const VertexSpec& spec = scenario_.job.vertices[static_cast<std::size_t>(v)];
+  const int p = spec.parallelism;
+  if (spec.mysql_cdc->incremental_snapshot)
+    connector_event(ConnectorEvent::Kind::cdc_assigner_finished, first, {}, {}, p);
   for (int i = 0; i < p; ++i) {
     Subtask& s = sub(first + i);
     if (s.state != ExecutionState::running) continue;

@@ -383,6 +383,20 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
 
 void Recorder::connector_event(SimTime t, const model::ConnectorEvent& e) {
   result_.connector_events.push_back({t, e});
+  // The split enumerator runs on the JobManager: MySqlSnapshotSplitAssigner.onFinishedSplits
+  // and notifyCheckpointComplete log the snapshot-to-binlog switch (flink-cdc 2.4).
+  constexpr const char* kAssigner =
+      "com.ververica.cdc.connectors.mysql.source.assigners.MySqlSnapshotSplitAssigner";
+  using Kind = model::ConnectorEvent::Kind;
+  if (e.kind == Kind::cdc_binlog_waiting)
+    log(t, LogLevel::info, kAssigner,
+        "Snapshot split assigner received all splits finished, waiting for a complete "
+        "checkpoint to mark the assigner finished.");
+  if (e.kind == Kind::cdc_assigner_finished)
+    log(t, LogLevel::info, kAssigner,
+        e.rows == 1 ? "Snapshot split assigner received all splits finished and the job "
+                      "parallelism is 1, snapshot split assigner is turn into finished status."
+                    : "Snapshot split assigner is turn into finished status.");
 }
 
 void Recorder::task_sample(SimTime t, model::TaskRef task, const model::TaskSample& sample) {

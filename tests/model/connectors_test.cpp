@@ -156,13 +156,20 @@ TEST_CASE("A load Doris cancels: with full buffers the writer parks for ever, wi
   }
   SECTION("a rejected load with room in the buffer: prepareCommit throws") {
     model::DorisSystem doris(spec);
+    doris.create_table("a");
     doris.create_table("t");
     doris.reject_next_loads("t", 1, "errCode = 2, detailMessage = current running txns on db 1 is 100");
     model::DorisWriter w(sink_spec(), doris);
+    CHECK(w.write(0, "a", kMiB, 0) == 0);  // admitted, stopped first
     CHECK(w.write(0, "t", kMiB, 0) == 0);
+    CHECK(doris.running_txns() == 1);
     const auto prepared = w.prepare_commit(seconds(1), 7);
     REQUIRE(prepared.thrown);
     CHECK(prepared.thrown->error.find("current running txns") != std::string::npos);
+    // The task fails and is cancelled: no transaction is ended twice.
+    CHECK(doris.running_txns() == 0);
+    w.abort_all();
+    CHECK(doris.running_txns() == 0);
   }
   SECTION("a table dropped under an open load") {
     model::DorisSystem doris(spec);
@@ -421,6 +428,9 @@ TEST_CASE("Parallelism > 1: the binlog split waits for a checkpoint completed af
         c.end_time <= started + milliseconds(1) && c.end_time >= started - milliseconds(1))
       at_completion = true;
   CHECK(at_completion);
+  CHECK(has_log(p2, "Snapshot split assigner received all splits finished, waiting for a "
+                    "complete checkpoint to mark the assigner finished."));
+  CHECK(has_log(p2, "Snapshot split assigner is turn into finished status."));
   // Without checkpoints it never switches.
   const run::RunResult off =
       run_text(text, {"job.vertices[Source: MySQL CDC Source].parallelism=2",
@@ -428,6 +438,7 @@ TEST_CASE("Parallelism > 1: the binlog split waits for a checkpoint completed af
                       "execution.checkpointing.interval=0"});
   CHECK(binlog_start(off).first >= 0);
   CHECK(binlog_start(off).second < 0);
+  CHECK_FALSE(has_log(off, "Snapshot split assigner is turn into finished status."));
   // With parallelism 1 it switches at once.
   const auto [w1, s1] = binlog_start(run_text(text));
   CHECK(w1 < 0);

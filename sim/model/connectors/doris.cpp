@@ -271,6 +271,9 @@ DorisWriter::Prepared DorisWriter::prepare_commit(SimTime now, std::int64_t id) 
       // left, the marker goes in, pendingLoadFuture.get() returns the failed answer and
       // prepareCommit throws (DorisWriter.prepareCommit, field B7 [D5]).
       if (l.buffered >= spec_.buffer_capacity()) return {core::kNever, {}};
+      // The loads stopped before it are precommitted (2PC) or finished: the abort on cancel
+      // must not end their transactions twice.
+      if (committed > 0) precommitted_.emplace_back(id, committed);
       blocked_ = Blocked{};
       return {t - now, Failure{l.table, l.since, l.error}};
     }
@@ -281,6 +284,7 @@ DorisWriter::Prepared DorisWriter::prepare_commit(SimTime now, std::int64_t id) 
         drained, static_cast<double>(doris_.spec().load_finalize), 1e9);
     if (answered == core::kNever) return {core::kNever, {}};
     t = answered;
+    l.open = false;
     if (spec_.two_phase_commit()) {
       ++committed;  // precommitted: the transaction runs until the committer commits it
     } else {

@@ -60,7 +60,7 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
     std::string s =
         w.kind == "sink_write"
             ? fmt::format("{}: the task thread is blocked in the Doris writer since {}: every "
-                          "buffer of table {} is full and its stream load drains them",
+                          "buffer of table {} is full",
                           task, clock(w.since), w.table)
             : fmt::format("{}: prepareCommit is waiting since {} for the stream load of table "
                           "{} to finish (stopLoad), before the barrier can be emitted",
@@ -72,7 +72,8 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
     else if (w.until == core::kNever)
       s += "; it never returns";
     else if (w.drain_bytes_per_second > 0)
-      s += fmt::format(", {} left at {}/s (returns at {})", bytes(w.bytes_ahead),
+      s += fmt::format("; the stream load takes the {} left at {}/s (returns at {})",
+                       bytes(w.bytes_ahead),
                        bytes(static_cast<std::int64_t>(w.drain_bytes_per_second)),
                        clock(w.until));
     else
@@ -121,6 +122,10 @@ std::string describe_connector_event(const RunResult& r, const ConnectorRecord& 
     case Kind::cdc_binlog_waiting:
       return fmt::format("{}: all snapshot chunks finished; the binlog split waits for a "
                          "completed checkpoint (parallelism > 1)",
+                         task);
+    case Kind::cdc_assigner_finished:
+      return fmt::format("{}: the snapshot split assigner is finished; the binlog split is "
+                         "assigned",
                          task);
     case Kind::cdc_binlog_started:
       return e.detail.empty()
