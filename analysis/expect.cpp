@@ -358,10 +358,14 @@ std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>
       case ExpectationKind::failovers: check_job_count(result, r); break;
       case ExpectationKind::checkpoint_duration: check_duration(result, r); break;
       case ExpectationKind::replayed_records:
+      case ExpectationKind::lost_records: {
+        const std::int64_t n = e.kind == ExpectationKind::replayed_records ? result.replayed_records
+                                                                           : result.lost_records;
         r.expected = bound_text(e.bound, false);
-        r.actual = std::to_string(result.replayed_records);
-        r.passed = satisfies(e.bound, static_cast<double>(result.replayed_records));
+        r.actual = std::to_string(n);
+        r.passed = satisfies(e.bound, static_cast<double>(n));
         break;
+      }
       case ExpectationKind::log_contains:
       case ExpectationKind::log_lacks:
         // The log is formatted once, and only for scenarios that look into it.

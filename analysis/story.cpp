@@ -155,6 +155,9 @@ std::string format_story(const run::RunResult& r) {
       n.total, n.completed, n.failed, n.in_progress);
   out += fmt::format("job: {} failover(s), {} restart(s), {} records replayed, final status {}\n",
                      r.failovers, r.restarts, r.replayed_records, model::to_string(r.final_status));
+  if (r.lost_records > 0)
+    out += fmt::format("data loss: {} records in Kafka transactions the broker aborted\n",
+                       r.lost_records);
   return out;
 }
 

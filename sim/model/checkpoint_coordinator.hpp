@@ -5,6 +5,8 @@
 // It talks to the tasks only through CheckpointCoordinatorGateway, as Flink's RPCs do.
 #pragma once
 
+#include "sim/model/connectors/kafka.hpp"
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -29,6 +31,8 @@ struct TaskSnapshot {
   // A MySQL CDC reader's split state: its phase and the snapshot chunks it finished.
   std::uint8_t cdc_phase = 0;        // CdcPhase
   std::int64_t cdc_chunks_done = 0;
+  // A KafkaSink writer's committables not committed yet (exactly-once).
+  std::vector<KafkaTxn> kafka_committables;
 };
 
 struct RequestOutcome;

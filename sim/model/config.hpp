@@ -156,6 +156,7 @@ struct VertexSpec {
   // the connectors of the operators it runs.
   std::optional<MySqlCdcSpec> mysql_cdc;
   std::optional<DorisSinkSpec> doris;
+  std::optional<KafkaSinkSpec> kafka_sink;
 };
 
 struct JobSpec {

@@ -87,6 +87,8 @@ struct ConnectorEvent {
     cdc_binlog_started,     // the binlog split is assigned
     doris_load_failed,      // Doris rejected or cancelled a stream load (error)
     doris_failure_detected, // the checker thread noticed (sink.check-interval > 1000 ms)
+    kafka_txn_lost,         // a Kafka transaction the broker had aborted: rows lost
+    kafka_txn_recommitted,  // a restored Kafka transaction committed on restore
   } kind = Kind::cdc_snapshot_started;
   TaskRef task;
   std::string table;

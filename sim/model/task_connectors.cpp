@@ -242,4 +242,41 @@ bool TaskRuntime::sink_wait_state(const Subtask& s, int id, WaitState& w) const 
   return true;
 }
 
+void TaskRuntime::kafka_initialize(int id, const TaskSnapshot* restored) {
+  auto& k = kafka_[static_cast<std::size_t>(id)];
+  if (!k) return;
+  // A new attempt: the open transaction of the old one was aborted (its records are replayed);
+  // KafkaCommitter commits the restored committables again, which the broker refuses for those
+  // it aborted in the meantime.
+  k.emplace(k->timeout());
+  if (!restored) return;
+  std::vector<KafkaTxn> pending;
+  for (const KafkaTxn& t : restored->kafka_committables)
+    if (t.checkpoint > kafka_committed_[static_cast<std::size_t>(id)]) pending.push_back(t);
+  if (pending.empty()) return;
+  const std::int64_t newest = pending.back().checkpoint;
+  k->restore(std::move(pending));
+  kafka_commit(id, newest);
+}
+
+void TaskRuntime::kafka_commit(int id, std::int64_t checkpoint) {
+  auto& k = kafka_[static_cast<std::size_t>(id)];
+  if (!k) return;
+  const bool restoring = sub(id).state != ExecutionState::running;
+  for (const KafkaTransactions::Outcome& o : k->commit(sim_.now(), checkpoint)) {
+    auto& committed = kafka_committed_[static_cast<std::size_t>(id)];
+    committed = std::max(committed, o.txn.checkpoint);
+    const std::string detail =
+        "transaction of checkpoint " + std::to_string(o.txn.checkpoint) + " open for " +
+        std::to_string(core::to_millis(o.open_for)) + " ms, transaction.timeout.ms " +
+        std::to_string(core::to_millis(k->timeout()));
+    if (o.lost)
+      connector_event(ConnectorEvent::Kind::kafka_txn_lost, id, vertex(sub(id)).kafka_sink->topic,
+                      detail, o.txn.records);
+    else if (restoring)
+      connector_event(ConnectorEvent::Kind::kafka_txn_recommitted, id,
+                      vertex(sub(id)).kafka_sink->topic, detail, o.txn.records);
+  }
+}
+
 }  // namespace ckptsim::model

@@ -46,8 +46,14 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
       doris_->profile().add_window(a.at, until, a.factor);
   }
   writers_.resize(subtasks_.size());
-  for (std::size_t i = 0; i < subtasks_.size(); ++i)
-    if (doris_ && vertex(subtasks_[i]).doris) writers_[i].emplace(*vertex(subtasks_[i]).doris, *doris_);
+  kafka_.resize(subtasks_.size());
+  kafka_committed_.assign(subtasks_.size(), 0);
+  for (std::size_t i = 0; i < subtasks_.size(); ++i) {
+    const VertexSpec& v = vertex(subtasks_[i]);
+    if (doris_ && v.doris) writers_[i].emplace(*v.doris, *doris_);
+    if (v.kafka_sink && v.kafka_sink->guarantee == DeliveryGuarantee::exactly_once)
+      kafka_[i].emplace(v.kafka_sink->transaction_timeout);
+  }
   cdc_plans_.resize(vertices.size());
   cdc_waiting_.assign(vertices.size(), false);
   cdc_finish_checkpoint_.assign(vertices.size(), -1);
@@ -440,6 +446,11 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
       }
     }
     s = fresh;
+    const TaskSnapshot* restored_state = nullptr;
+    if (restored)
+      if (auto it = restored->task_states.find({s.vertex, s.index}); it != restored->task_states.end())
+        restored_state = &it->second;
+    kafka_initialize(static_cast<int>(id), restored_state);
     set_state(s, ExecutionState::scheduled);
     set_state(s, ExecutionState::deploying);
     const auto state_arg = [&](ExecutionState to) {
@@ -1149,6 +1160,8 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
   }
   // prepareSnapshotPreBarrier: a Doris writer flushes and stops every open load (prepareCommit)
   // before the barrier goes on; Doris sinks have no network outputs, so it is timed here.
+  // KafkaWriter.prepareCommit / snapshotState: flush, the transaction becomes a committable.
+  if (auto& k = kafka_[static_cast<std::size_t>(id)]) k->precommit(cp);
   Duration pre_barrier = 0;
   if (auto& w = writers_[static_cast<std::size_t>(id)]) {
     const DorisWriter::Prepared prepared = w->prepare_commit(sim_.now(), cp);
@@ -1306,6 +1319,7 @@ void TaskRuntime::send_ack(int id) {
   ack.state.state_size = s.state_size;
   ack.state.cdc_phase = static_cast<std::uint8_t>(s.cdc_phase);
   ack.state.cdc_chunks_done = s.cdc_chunks_done;
+  if (const auto& k = kafka_[static_cast<std::size_t>(id)]) ack.state.kafka_committables = k->committables();
   acks_.push_back(ack);
   s.upload_token = acks_.size() - 1;
   // Uploads share the checkpoint storage's bandwidth with every other upload in flight.
@@ -1351,6 +1365,8 @@ void TaskRuntime::start_processing(int id, const Buffer& b) {
   s.processing_started = sim_.now();
   Duration d = service_time(id, b.records);
   if (writers_[static_cast<std::size_t>(id)]) d = sink_write(id, b, d);
+  if (auto& k = kafka_[static_cast<std::size_t>(id)]; k && b.kind == Buffer::Kind::data)
+    k->write(sim_.now(), b.records);
   if (d == core::kNever) {  // the thread never comes back from the connector call
     s.processing_done = {};
     return;
@@ -1597,6 +1613,7 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
       if (rpc.complete && writers_[static_cast<std::size_t>(rpc.subtask)])
         writers_[static_cast<std::size_t>(rpc.subtask)]->commit(sim_.now(), rpc.id);
+      if (rpc.complete) kafka_commit(rpc.subtask, rpc.id);
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
         auto it = s.snapshot_sizes.find(rpc.id);
         if (it != s.snapshot_sizes.end()) s.confirmed_state_size = it->second;
@@ -1672,6 +1689,18 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
               doris_error);
       return;
     }
+    case kKafkaInitFailed: {
+      if (!current(a)) return;
+      Subtask& s = sub(subtask_of(a));
+      // (A task without state to restore may already have switched to RUNNING.)
+      if (s.state != ExecutionState::initializing && s.state != ExecutionState::running) return;
+      set_state(s, ExecutionState::failed);
+      listener_.task_failed({s.vertex, s.index, s.attempt}, "org.apache.kafka.common.KafkaException",
+                            "Unexpected error in InitProducerIdResponse; The transaction timeout is "
+                            "larger than the maximum value allowed by the broker (as configured by "
+                            "transaction.max.timeout.ms).");
+      return;
+    }
     case kStallEnds: {
       const auto v = static_cast<std::size_t>(a);
       for (int i = 0; i < scenario_.job.vertices[v].parallelism; ++i) wake(vertex_first_[v] + i);
@@ -1684,6 +1713,12 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       Subtask& s = sub(id);
       if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {
         set_state(s, to);
+        // KafkaWriter's transactional producer: initTransactions asks the broker for a producer
+        // id with its transaction.timeout.ms, which must not exceed transaction.max.timeout.ms.
+        const VertexSpec& v = vertex(s);
+        if (kafka_[static_cast<std::size_t>(id)] && scenario_.systems.kafka &&
+            v.kafka_sink->transaction_timeout > scenario_.systems.kafka->transaction_max_timeout)
+          sim_.schedule_in(scenario_.cluster.rpc_latency, this, kKafkaInitFailed, arg(id));
       } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
         set_state(s, to);
         s.accounted_until = sim_.now();

@@ -120,7 +120,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   enum Event : std::uint32_t {
     kSourceEmit, kProcessDone, kTriggerArrives, kSyncDone, kAckArrives, kStallEnds,
     kStateTransition, kNotifyArrives, kWake, kFlush, kAlignmentTimer, kOutputTimer, kDebloat,
-    kDorisLoadFailed, kDorisCheck, kDorisPrepareThrew,
+    kDorisLoadFailed, kDorisCheck, kDorisPrepareThrew, kKafkaInitFailed,
   };
   // A network buffer or an event in a subpartition / input channel queue.
   struct Buffer {
@@ -362,6 +362,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   Duration sink_write(int id, const Buffer& b, Duration cpu);
   void watch_doris_failure(int id);
   bool sink_wait_state(const Subtask& s, int id, WaitState& w) const;
+  void kafka_initialize(int id, const TaskSnapshot* restored);
+  void kafka_commit(int id, std::int64_t checkpoint);
   void connector_event(ConnectorEvent::Kind kind, int id, std::string table = {},
                        std::string detail = {}, std::int64_t rows = 0);
 
@@ -387,6 +389,10 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::optional<DorisSystem> doris_;
   ServiceProfile mysql_profile_;
   std::vector<std::optional<DorisWriter>> writers_;     // per subtask (Doris sinks)
+  std::vector<std::optional<KafkaTransactions>> kafka_; // per subtask (exactly-once Kafka sinks)
+  // Per subtask slot, across attempts: the newest checkpoint whose Kafka transaction was
+  // committed or found aborted (the broker's view; a restore does not undo it).
+  std::vector<std::int64_t> kafka_committed_;
   std::vector<std::optional<CdcChunkPlan>> cdc_plans_;  // per vertex (MySQL CDC sources)
   // Per vertex: the hybrid assigner waits for checkpoint `cdc_finish_checkpoint` to complete
   // before it assigns the binlog split (-1: not chosen yet; only while cdc_waiting).

@@ -138,7 +138,10 @@ void Recorder::task_state_changed(SimTime t, model::TaskRef task, model::Executi
                                   model::ExecutionState to) {
   // Execution.transitionState (Execution L1489/1496). A failure carries its exception and is
   // logged by task_failed.
-  if (to == model::ExecutionState::failed) return;
+  if (to == model::ExecutionState::failed) {
+    failed_from_ = from;
+    return;
+  }
   if (to == model::ExecutionState::deploying)
     log(t, LogLevel::info, kExecutionGraph,
         fmt::format("{} ({}) switched from {} to {} on {}.", task_name(task), attempt_id(task),
@@ -368,8 +371,8 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
     pos = end + 1;
   }
   log(t, LogLevel::info, kExecutionGraph,
-      fmt::format("{} ({}) switched from RUNNING to FAILED on {}.", task_name(task),
-                  attempt_id(task), location(task)),
+      fmt::format("{} ({}) switched from {} to FAILED on {}.", task_name(task),
+                  attempt_id(task), model::to_string(failed_from_), location(task)),
       std::move(throwable));
   const std::string vertex_id =
       fmt::format("{}_{}", result_.vertices[static_cast<std::size_t>(task.vertex)].id,
@@ -383,6 +386,7 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
 
 void Recorder::connector_event(SimTime t, const model::ConnectorEvent& e) {
   result_.connector_events.push_back({t, e});
+  if (e.kind == model::ConnectorEvent::Kind::kafka_txn_lost) result_.lost_records += e.rows;
   // The split enumerator runs on the JobManager: MySqlSnapshotSplitAssigner.onFinishedSplits
   // and notifyCheckpointComplete log the snapshot-to-binlog switch (flink-cdc 2.4).
   constexpr const char* kAssigner =

@@ -67,7 +67,8 @@ class Recorder final : public model::Observer {
   std::string failure_class_;
   std::string failure_message_;
   std::string suppressed_by_;
-  bool task_failure_ = false;  // the failover in progress was caused by a task, not globally
+  bool task_failure_ = false;
+  model::ExecutionState failed_from_ = model::ExecutionState::running;  // of the failing task  // the failover in progress was caused by a task, not globally
   std::map<std::int64_t, std::size_t> index_;  // checkpoint id -> position in checkpoints
 };
 

@@ -147,6 +147,7 @@ struct RunResult {
   int failovers = 0;                     // global failovers
   int restarts = 0;                      // restarts that actually happened
   std::int64_t replayed_records = 0;
+  std::int64_t lost_records = 0;         // in Kafka transactions the broker aborted
   std::vector<LogRecord> log;
   std::vector<TaskSampleRow> timeseries;  // ordered by (end, vertex, subtask)
   std::vector<ConnectorRecord> connector_events;

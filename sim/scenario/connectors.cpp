@@ -93,6 +93,46 @@ void read_doris(Context& ctx, const Node& map, model::DorisSystemSpec& doris) {
   }
 }
 
+void read_kafka(Context& ctx, const Node& map, model::KafkaSystemSpec& kafka) {
+  for (const Entry& e : map.entries) {
+    if (e.key == "kind") continue;
+    if (e.key == "transaction.max.timeout.ms") {
+      if (auto d = read_millis(ctx, e.value)) kafka.transaction_max_timeout = *d;
+    } else {
+      unknown(ctx, e, "kafka system", {"kind", "transaction.max.timeout.ms"});
+    }
+  }
+}
+
+// Kafka connector options that do not change checkpoint timing.
+const std::vector<std::string> kKafkaPassive = {
+    "topic", "properties.bootstrap.servers", "format", "key.format", "value.format",
+    "sink.partitioner", "sink.transactional-id-prefix", "sink.parallelism"};
+
+void read_kafka_sink_options(Context& ctx, const Node& map, model::KafkaSinkSpec& kafka) {
+  std::vector<std::string> known = {"sink.delivery-guarantee",
+                                    "properties.transaction.timeout.ms"};
+  known.insert(known.end(), kKafkaPassive.begin(), kKafkaPassive.end());
+  for (const Entry& e : map.entries) {
+    if (e.key == "sink.delivery-guarantee") {
+      using G = model::DeliveryGuarantee;
+      if (auto g = read_enum<G>(ctx, e.value, "sink.delivery-guarantee",
+                                {{"none", G::none},
+                                 {"at-least-once", G::at_least_once},
+                                 {"exactly-once", G::exactly_once}}))
+        kafka.guarantee = *g;
+    } else if (e.key == "properties.transaction.timeout.ms") {
+      if (auto d = read_millis(ctx, e.value)) kafka.transaction_timeout = *d;
+    } else if (e.key == "topic") {
+      if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
+    } else if (std::find(kKafkaPassive.begin(), kKafkaPassive.end(), e.key) ==
+                   kKafkaPassive.end() &&
+               !e.key.starts_with("properties.")) {
+      unknown(ctx, e, "kafka option", known);
+    }
+  }
+}
+
 const std::vector<std::pair<std::string, model::CdcStartupMode>>& startup_modes() {
   using M = model::CdcStartupMode;
   static const std::vector<std::pair<std::string, M>> modes = {
@@ -206,12 +246,13 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     if (!expect_map(ctx, e.value, "a system such as '{kind: doris, ingest: 20 MB/s}'")) continue;
     const Entry* kind = e.value.find("kind");
     if (kind == nullptr) {
-      ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'", "kinds: mysql, doris");
+      ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'", "kinds: mysql, doris, kafka");
       continue;
     }
-    const auto k = read_enum<int>(ctx, kind->value, "system kind", {{"mysql", 0}, {"doris", 1}});
+    const auto k = read_enum<int>(ctx, kind->value, "system kind",
+                                  {{"mysql", 0}, {"doris", 1}, {"kafka", 2}});
     if (!k) continue;
-    if ((*k == 0 && systems.mysql) || (*k == 1 && systems.doris)) {
+    if ((*k == 0 && systems.mysql) || (*k == 1 && systems.doris) || (*k == 2 && systems.kafka)) {
       ctx.error(e.key_loc, "a second " + kind->value.text + " system",
                 "ckptsim models one system of each kind per scenario");
       continue;
@@ -220,10 +261,14 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
       systems.mysql.emplace();
       systems.mysql->name = e.key;
       read_mysql(ctx, e.value, *systems.mysql);
-    } else {
+    } else if (*k == 1) {
       systems.doris.emplace();
       systems.doris->name = e.key;
       read_doris(ctx, e.value, *systems.doris);
+    } else {
+      systems.kafka.emplace();
+      systems.kafka->name = e.key;
+      read_kafka(ctx, e.value, *systems.kafka);
     }
   }
 }
@@ -244,13 +289,14 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     return;
   }
   const auto kind = read_enum<int>(ctx, connector->value, "connector",
-                                   {{"mysql-cdc", 0}, {"doris", 1}});
+                                   {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}});
   if (!kind) return;
-  const char* needed = *kind == 0 ? "mysql" : "doris";
-  const bool present = *kind == 0 ? systems.mysql.has_value() : systems.doris.has_value();
-  const std::string system_name =
-      *kind == 0 ? (systems.mysql ? systems.mysql->name : "") : (systems.doris ? systems.doris->name : "");
-  if (!present) {
+  static constexpr const char* kSystemKinds[] = {"mysql", "doris", "kafka"};
+  const char* needed = kSystemKinds[*kind];
+  const std::string system_name = *kind == 0   ? (systems.mysql ? systems.mysql->name : "")
+                                  : *kind == 1 ? (systems.doris ? systems.doris->name : "")
+                                               : (systems.kafka ? systems.kafka->name : "");
+  if (system_name.empty()) {
     ctx.error(connector->value.loc,
               "connector '" + connector->value.text + "' needs a " + needed + " system",
               std::string("declare it: 'systems: {") + needed + ": {kind: " + needed + "}}'");
@@ -258,6 +304,21 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     if (auto s = read_string(ctx, system->value); s && *s != system_name)
       ctx.error(system->value.loc, "unknown " + std::string(needed) + " system '" + *s + "'",
                 "the " + std::string(needed) + " system of this scenario is '" + system_name + "'");
+  }
+  if (*kind == 2) {
+    if (!v.input) {
+      ctx.error(connector->value.loc, "the kafka source is not modelled yet",
+                "model it as a plain source: remove 'connector' and give its 'rate'");
+      return;
+    }
+    model::KafkaSinkSpec kafka;
+    kafka.topic = v.name;
+    if (options != nullptr && expect_map(ctx, options->value, "a map of kafka sink options"))
+      read_kafka_sink_options(ctx, options->value, kafka);
+    for (const Entry* e : {tables, table, model_entry})
+      if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' does not apply to a kafka sink");
+    v.kafka_sink = kafka;
+    return;
   }
   if (*kind == 0) {
     model::MySqlCdcSpec cdc;

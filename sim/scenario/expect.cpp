@@ -22,7 +22,7 @@ const std::vector<std::string>& condition_keys() {
       "failed checkpoints",     "expired checkpoints",   "triggered checkpoints",
       "job",                    "restarts",              "failovers",
       "checkpoint duration p50", "checkpoint duration p99", "replayed records",
-      "log contains",           "log lacks"};
+      "lost records",           "log contains",           "log lacks"};
   return keys;
 }
 
@@ -278,6 +278,7 @@ bool read_condition(Context& ctx, const Entry& entry, Expectation& out,
       {"restarts", ExpectationKind::restarts, CheckpointCountKind::completed},
       {"failovers", ExpectationKind::failovers, CheckpointCountKind::completed},
       {"replayed records", ExpectationKind::replayed_records, CheckpointCountKind::completed},
+      {"lost records", ExpectationKind::lost_records, CheckpointCountKind::completed},
   };
   for (const Counted& counted : kCounted) {
     if (key != counted.key) continue;
@@ -352,10 +353,14 @@ void read_expectation(Context& ctx, const Node& item, Expectations& out) {
       ok = false;
     }
   }
-  if (expectation.within && expectation.kind == ExpectationKind::replayed_records) {
+  if (expectation.within && (expectation.kind == ExpectationKind::replayed_records ||
+                             expectation.kind == ExpectationKind::lost_records)) {
+    const std::string what = expectation.kind == ExpectationKind::replayed_records
+                                 ? "replayed records"
+                                 : "lost records";
     ctx.error(within != nullptr ? within->key_loc : condition->value.loc,
-              "'within' does not apply to 'replayed records'",
-              "replayed records are counted for the whole run");
+              "'within' does not apply to '" + what + "'",
+              what + " are counted for the whole run");
     ok = false;
   }
   if (expectation.within) {

@@ -36,6 +36,7 @@ enum class ExpectationKind {
   failovers,                  // failovers: 1
   checkpoint_duration,        // checkpoint duration p99: "< 30 s"
   replayed_records,           // replayed records: "<= 1M"
+  lost_records,               // lost records: 0 (Kafka transactions the broker aborted)
   log_contains,               // log contains: "text"
   log_lacks,                  // log lacks: "text"
 };

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/model/connectors/doris.hpp"
+#include "sim/model/connectors/kafka.hpp"
 #include "sim/model/connectors/mysql_cdc.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -443,4 +444,134 @@ TEST_CASE("Parallelism > 1: the binlog split waits for a checkpoint completed af
   const auto [w1, s1] = binlog_start(run_text(text));
   CHECK(w1 < 0);
   CHECK(s1 >= 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kafka exactly-once sink (field B9)
+
+TEST_CASE("KafkaTransactions: a transaction opens with its first record, is precommitted by the "
+          "snapshot and lost if the commit comes after transaction.timeout.ms",
+          "[connectors]") {
+  model::KafkaTransactions k(seconds(10));
+  k.precommit(1);  // nothing written: no transaction
+  CHECK(k.committables().empty());
+  k.write(seconds(2), 100);
+  k.write(seconds(5), 50);
+  k.precommit(2);
+  k.write(seconds(6), 10);
+  k.precommit(3);
+  REQUIRE(k.committables().size() == 2);
+  // Checkpoint 2 completes at 11 s: its transaction (opened at 2 s) is 9 s old, within 10 s.
+  auto out = k.commit(seconds(11), 2);
+  REQUIRE(out.size() == 1);
+  CHECK_FALSE(out[0].lost);
+  CHECK(out[0].txn.records == 150);
+  // Checkpoint 3 completes at 17 s: opened at 6 s, 11 s old: the broker aborted it.
+  out = k.commit(seconds(17), 3);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].lost);
+  CHECK(out[0].open_for == seconds(11));
+  CHECK(k.committables().empty());
+}
+
+TEST_CASE("Kafka: transaction.timeout.ms above the broker's transaction.max.timeout.ms fails the "
+          "writer's initialization (InitProducerId), every attempt",
+          "[connectors][conformance]") {
+  const std::string text = R"(
+duration: 1 min
+flink: {execution.checkpointing.interval: 10 s}
+systems: {kafka: {kind: kafka, transaction.max.timeout.ms: 900000}}
+job:
+  vertices:
+    - {name: Source, rate: 100 records/s}
+    - name: "Sink: out"
+      input: Source
+      connector: kafka
+      options: {sink.delivery-guarantee: exactly-once}
+)";
+  const run::RunResult r = run_text(text);
+  CHECK(r.counts.completed == 0);
+  CHECK(r.restarts >= 20);
+  REQUIRE(!r.task_failures.empty());
+  CHECK(r.task_failures[0].exception_class == "org.apache.kafka.common.KafkaException");
+  // At the broker's maximum it starts; at-least-once uses no transactions at all.
+  const run::RunResult ok = run_text(
+      text, {"job.vertices[Sink: out].options={sink.delivery-guarantee: exactly-once, "
+             "properties.transaction.timeout.ms: 900000}"});
+  CHECK(ok.task_failures.empty());
+  CHECK(ok.counts.completed >= 4);
+  const run::RunResult alo =
+      run_text(text, {"job.vertices[Sink: out].options={sink.delivery-guarantee: at-least-once}"});
+  CHECK(alo.task_failures.empty());
+}
+
+TEST_CASE("Kafka: a restore commits the restored transactions again; those older than "
+          "transaction.timeout.ms by then are lost (KafkaCommitter, field B9)",
+          "[connectors][conformance]") {
+  // Checkpoints every 10 s; a task failure at 63 s and a 30 s restart delay. Each transaction
+  // is committed when the next checkpoint completes, about 10 s after it opened.
+  const std::string text = R"(
+duration: 3 min
+flink:
+  execution.checkpointing.interval: 10 s
+  restart-strategy: fixed-delay
+  restart-strategy.fixed-delay.delay: 30 s
+systems: {kafka: {kind: kafka}}
+job:
+  vertices:
+    - {name: Source, rate: 100 records/s}
+    - name: "Sink: out"
+      input: Source
+      connector: kafka
+      options: {sink.delivery-guarantee: exactly-once, properties.transaction.timeout.ms: 25 s}
+timeline:
+  - {at: 63 s, do: fail-task, vertex: "Sink: out"}
+)";
+  // With a 25 s timeout every commit is in time; the failure aborts only the open transaction,
+  // whose records are replayed from the restored checkpoint.
+  const run::RunResult r = run_text(text);
+  CHECK(r.failovers == 1);
+  CHECK(r.lost_records == 0);  // every transaction was committed before the failure
+  // With a 5 s timeout, every transaction (about 10 s old at its commit) is lost, before and
+  // after the failover.
+  const run::RunResult short_timeout = run_text(
+      text, {"job.vertices[Sink: out].options={sink.delivery-guarantee: exactly-once, "
+             "properties.transaction.timeout.ms: 5 s}"});
+  CHECK(short_timeout.lost_records > 10'000);
+  CHECK(short_timeout.failovers == 1);
+}
+
+TEST_CASE("Kafka: a failure between a checkpoint's completion and its notification leaves its "
+          "transactions to the restore, which commits them or finds them aborted",
+          "[connectors][conformance]") {
+  // Notifications take 2 s; checkpoint 6 completes at 57.9 s and the task fails at 58.5 s,
+  // before notifyCheckpointComplete(6) arrives. The restart waits 30 s: at ~89 s the restored
+  // committable of checkpoint 6 (opened ~48 s) is ~41 s old.
+  const std::string text = R"(
+duration: 2 min
+flink:
+  execution.checkpointing.interval: 10 s
+  restart-strategy: fixed-delay
+  restart-strategy.fixed-delay.delay: 30 s
+cluster: {rpc-latency: 2 s}
+systems: {kafka: {kind: kafka}}
+job:
+  vertices:
+    - {name: Source, rate: 100 records/s}
+    - name: "Sink: out"
+      input: Source
+      connector: kafka
+      options: {sink.delivery-guarantee: exactly-once, properties.transaction.timeout.ms: 60 s}
+timeline:
+  - {at: 58500 ms, do: fail-task, vertex: "Sink: out"}
+)";
+  const run::RunResult in_time = run_text(text);
+  CHECK(in_time.lost_records == 0);
+  CHECK(count_events(in_time, model::ConnectorEvent::Kind::kafka_txn_recommitted) == 1);
+  const run::RunResult too_late = run_text(
+      text, {"job.vertices[Sink: out].options={sink.delivery-guarantee: exactly-once, "
+             "properties.transaction.timeout.ms: 25 s}"});
+  CHECK(count_events(too_late, model::ConnectorEvent::Kind::kafka_txn_recommitted) == 0);
+  CHECK(count_events(too_late, model::ConnectorEvent::Kind::kafka_txn_lost) == 1);
+  CHECK(too_late.lost_records == Approx(1000).margin(50));  // ~10 s of 100 records/s
 }

@@ -345,7 +345,7 @@ TEST_CASE("summary.json keeps its keys") {
         R"("flink_version":"1.17","seed":42,"simulated_time_ms":1800000,)"
         R"("final_status":"RUNNING","checkpoints":{"total":5,"completed":3,"failed":1,)"
         R"("in_progress":1,"by_failure_reason":{"CHECKPOINT_EXPIRED":1}},"failovers":1,)"
-        R"("restarts":1,"replayed_records":12345,"restores":1,"events":98765,"diagnosis":[],)" R"("task_failures":[],"connector_events":[]})");
+        R"("restarts":1,"replayed_records":12345,"lost_records":0,"restores":1,"events":98765,)" R"("diagnosis":[],)" R"("task_failures":[],"connector_events":[]})");
 }
 
 TEST_CASE("write_outputs writes the log, the summary and the rest tree") {

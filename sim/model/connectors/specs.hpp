@@ -38,9 +38,28 @@ struct DorisSystemSpec {
   std::vector<std::string> tables;                      // tables that exist at the start
 };
 
+// A Kafka cluster as transactional producers see it (broker configuration names).
+struct KafkaSystemSpec {
+  std::string name = "kafka";
+  // transaction.max.timeout.ms: the broker refuses producers asking for more (InitProducerId)
+  // and aborts transactions open longer than their own transaction.timeout.ms.
+  core::Duration transaction_max_timeout = core::minutes(15);
+};
+
 struct SystemsSpec {
   std::optional<MySqlSystemSpec> mysql;
   std::optional<DorisSystemSpec> doris;
+  std::optional<KafkaSystemSpec> kafka;
+};
+
+// KafkaSink (flink-connector-kafka 3.x for Flink 1.17) options, under the SQL connector's names.
+enum class DeliveryGuarantee { none, at_least_once, exactly_once };  // sink.delivery-guarantee
+struct KafkaSinkSpec {
+  DeliveryGuarantee guarantee = DeliveryGuarantee::none;  // KafkaSinkBuilder's default
+  // properties.transaction.timeout.ms: KafkaSinkBuilder.DEFAULT_KAFKA_TRANSACTION_TIMEOUT is
+  // 1 h when unset, four times the broker's default maximum (field B9).
+  core::Duration transaction_timeout = core::kHour;
+  std::string topic;
 };
 
 // flink-cdc StartupOptions (scan.startup.mode).

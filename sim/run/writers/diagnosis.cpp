@@ -134,6 +134,13 @@ std::string describe_connector_event(const RunResult& r, const ConnectorRecord& 
     case Kind::doris_load_failed:
       return fmt::format("{}: Doris ended the stream load of table {}: {}", task, e.table,
                          e.detail);
+    case Kind::kafka_txn_lost:
+      return fmt::format("{}: KafkaCommitter could not commit the {} ({} records): the broker had "
+                         "aborted it and fenced its producer, the records are lost",
+                         task, e.detail, e.rows);
+    case Kind::kafka_txn_recommitted:
+      return fmt::format("{}: the restored {} ({} records) is committed on restore", task,
+                         e.detail, e.rows);
     case Kind::doris_failure_detected:
       return fmt::format("{}: the Doris writer's checker thread found the failed load of table "
                          "{} and fails the task",

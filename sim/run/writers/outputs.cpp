@@ -41,6 +41,7 @@ ordered_json summary_json(const RunResult& r) {
   out["failovers"] = r.failovers;
   out["restarts"] = r.restarts;
   out["replayed_records"] = r.replayed_records;
+  out["lost_records"] = r.lost_records;
   out["restores"] = r.counts.restored;
   out["events"] = r.events_executed;
   // Why each expired checkpoint waited: the subtasks that had not acknowledged it.
