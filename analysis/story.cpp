@@ -73,7 +73,7 @@ std::string one_line(std::string text) {
 
 struct Row {
   core::SimTime time;
-  int order;  // job events before checkpoint rows at the same instant
+  int order;  // at the same instant: connector events, then job events, then checkpoint rows
   std::string text;
 };
 
@@ -122,22 +122,21 @@ std::string format_story(const run::RunResult& r) {
                     fmt::format("{}  {:>5}  job {} -> {}", clock(s.time), "", model::to_string(s.from),
                                 model::to_string(s.to))});
   }
+  // A row that is an event, not a checkpoint: its text wraps under the "what" column.
+  const auto event_row = [&](core::SimTime t, const std::string& text) {
+    rows.push_back({t, -1,  // a cause comes before the job status change it leads to
+                    fmt::format("{}  {:>5}  {}", clock(t), "", wrap(text, 21, 21, 100).substr(21))});
+  };
   for (const run::ConnectorRecord& e : r.connector_events) {
     // The assigner's switch is in jobmanager.log; the story shows the binlog start after it.
     if (e.event.kind == model::ConnectorEvent::Kind::cdc_assigner_finished) continue;
-    rows.push_back({e.time, 0,
-                    fmt::format("{}  {:>5}  {}", clock(e.time), "",
-                                wrap(run::describe_connector_event(r, e), 0, 21, 100))});
+    event_row(e.time, run::describe_connector_event(r, e));
   }
-  for (const run::RunResult::TaskFailure& f : r.task_failures)
-    rows.push_back({f.time, 0,
-                    fmt::format("{}  {:>5}  {}", clock(f.time), "",
-                                wrap(fmt::format("{} ({}/{}) failed: {}: {}",
-                                                 r.vertices[static_cast<std::size_t>(f.vertex)].name,
-                                                 f.subtask + 1,
-                                                 r.vertices[static_cast<std::size_t>(f.vertex)].parallelism,
-                                                 f.exception_class, one_line(f.message)),
-                                     0, 21, 100))});
+  for (const run::RunResult::TaskFailure& f : r.task_failures) {
+    const run::VertexInfo& v = r.vertices[static_cast<std::size_t>(f.vertex)];
+    event_row(f.time, fmt::format("{} ({}/{}) failed: {}: {}", v.name, f.subtask + 1,
+                                  v.parallelism, f.exception_class, one_line(f.message)));
+  }
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.time < b.time || (a.time == b.time && a.order < b.order);
   });
