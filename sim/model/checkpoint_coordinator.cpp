@@ -281,7 +281,8 @@ void CheckpointCoordinator::on_storage_initialized() {
   if (pc && !pc->disposed) {
     for (std::size_t i = 0; i < config_.master_steps.size(); ++i) {
       if (config_.master_steps[i].is_hook) continue;
-      longest = std::max(longest, master_durations_[i]);
+      // SourceCoordinator.checkpointCoordinator runs in the coordinator's own thread.
+      longest = std::max(longest, gateway_.coordinator_busy(i) + master_durations_[i]);
       if (master_step_active(i, sim_.now(), true)) hangs = true;
       if (master_step_active(i, sim_.now(), false)) triggering_failure_ =
           CheckpointFailureReason::trigger_checkpoint_failure;
@@ -290,7 +291,7 @@ void CheckpointCoordinator::on_storage_initialized() {
   if (hangs)
     hung_stage_ = kCoordinatorsDone;  // OperatorCoordinator.checkpointCoordinator not complete
   else
-    sim_.schedule_in(longest, this, kCoordinatorsDone);
+    coordinators_done_ = sim_.schedule_in(longest, this, kCoordinatorsDone);
 }
 
 void CheckpointCoordinator::on_coordinators_done() {
@@ -682,6 +683,23 @@ void CheckpointCoordinator::complete_master_step(std::size_t index, bool failed)
   const Event stage = *hung_stage_;
   hung_stage_.reset();
   sim_.schedule_in(0, this, stage);
+}
+
+void CheckpointCoordinator::abort_current_triggering() {
+  // OperatorCoordinatorHolder.abortCurrentTriggering on a global failover: the coordinators'
+  // checkpoint futures of the trigger in flight fail, so the trigger chain ends now.
+  const bool waiting = (hung_stage_ && *hung_stage_ == kCoordinatorsDone) ||
+                       sim_.is_pending(coordinators_done_);
+  if (!waiting) return;
+  sim_.cancel(coordinators_done_);
+  hung_stage_.reset();
+  triggering_failure_ = CheckpointFailureReason::trigger_checkpoint_failure;
+  sim_.schedule_in(0, this, kCoordinatorsDone);
+}
+
+bool CheckpointCoordinator::in_coordinators_stage(std::int64_t id) const {
+  return triggering_id_ == id && ((hung_stage_ && *hung_stage_ == kCoordinatorsDone) ||
+                                  sim_.is_pending(coordinators_done_));
 }
 
 std::vector<std::int64_t> CheckpointCoordinator::pending_checkpoint_ids() const {

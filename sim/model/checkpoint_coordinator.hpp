@@ -56,6 +56,9 @@ class CheckpointCoordinatorGateway {
   virtual void request_finished(std::uint64_t /*request_id*/, const RequestOutcome&) {}
   // The CheckpointCanceller is about to expire a checkpoint these tasks never acknowledged.
   virtual void checkpoint_expiring(std::int64_t /*id*/, const std::vector<TaskRef>& /*late*/) {}
+  // How long master step `step`'s checkpoint call must first wait for its coordinator thread
+  // (a split enumerator busy with split queries), on top of its own duration.
+  virtual Duration coordinator_busy(std::size_t /*step*/) { return 0; }
 };
 
 struct CompletedCheckpoint {
@@ -156,6 +159,10 @@ class CheckpointCoordinator final : public core::EventHandler,
 
   // Observers for tests and the scheduler.
   int number_of_pending_checkpoints() const { return static_cast<int>(pending_.size()); }
+  // A global failover resets the operator coordinators: a trigger waiting for them fails.
+  void abort_current_triggering();
+  // Checkpoint `id` is still waiting for the operator coordinators' checkpoints.
+  bool in_coordinators_stage(std::int64_t id) const;
   std::vector<std::int64_t> pending_checkpoint_ids() const;
   bool is_pending(std::int64_t id) const { return pending_.count(id) != 0; }
   int acknowledged_tasks(std::int64_t id) const;
@@ -277,6 +284,7 @@ class CheckpointCoordinator final : public core::EventHandler,
   std::vector<bool> master_hanging_;
   // The pipeline stage waiting for a hanging step (kCoordinatorsDone or kHooksDone), if any.
   std::optional<Event> hung_stage_;
+  core::EventId coordinators_done_;  // the end of the operator coordinators' stage
   std::map<std::int64_t, CheckpointException> rpc_failures_;
 };
 

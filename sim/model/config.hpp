@@ -117,6 +117,7 @@ struct MasterStepSpec {
   Duration duration = 0;            // how long its checkpoint call takes
   std::optional<SimTime> hang_from; // from this time on, its checkpoint call never returns
   std::optional<SimTime> fail_from; // from this time on, its checkpoint call fails
+  int cdc_vertex = -1;              // the MySQL CDC source whose split enumerator this is
 };
 
 enum class ShipStrategy { forward, rebalance, hash, broadcast, rescale };

@@ -72,6 +72,16 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   cc.checkpointing = scenario_.flink.checkpointing;
   cc.version = scenario_.flink.version;
   cc.master_steps = scenario_.jobmanager.master_steps;
+  // A MySQL CDC source's split enumerator is an operator coordinator (SourceCoordinator).
+  for (std::size_t v = 0; v < scenario_.job.vertices.size(); ++v) {
+    const VertexSpec& vertex = scenario_.job.vertices[v];
+    if (!vertex.mysql_cdc || !vertex.mysql_cdc->incremental_snapshot) continue;
+    MasterStepSpec enumerator;
+    enumerator.name = vertex.operators.empty() ? vertex.name : vertex.operators.front();
+    enumerator.cdc_vertex = static_cast<int>(v);
+    cc.master_steps.push_back(enumerator);
+  }
+  master_steps_ = cc.master_steps;
   cc.job_id = job_id_;
   cc.checkpoints_dir = scenario_.flink.checkpoints_dir;
   cc.savepoints_dir = scenario_.flink.savepoints_dir;
@@ -112,6 +122,11 @@ std::optional<std::string> JobMaster::task_to_trigger_not_running() {
 
 std::vector<TaskRef> JobMaster::tasks_to_wait_for() { return tasks_.all_tasks(); }
 
+Duration JobMaster::coordinator_busy(std::size_t step) {
+  const int v = step < master_steps_.size() ? master_steps_[step].cdc_vertex : -1;
+  return v < 0 ? 0 : tasks_.cdc_enumerator_busy(v);
+}
+
 void JobMaster::trigger_tasks(std::int64_t id, SimTime timestamp,
                               const CheckpointProperties& props) {
   tasks_.trigger_checkpoint(id, timestamp, props);
@@ -131,6 +146,22 @@ void JobMaster::notify_checkpoint_aborted(std::int64_t id, std::int64_t, SimTime
 }
 
 void JobMaster::checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>& late) {
+  if (coordinator_ && coordinator_->in_coordinators_stage(id) && !late.empty()) {
+    // The tasks were never triggered: name the coordinator that holds the trigger back.
+    WaitState w;
+    w.kind = WaitState::Kind::coordinator;
+    w.channels_total = static_cast<int>(late.size());
+    for (std::size_t i = 0; i < master_steps_.size(); ++i) {
+      const Duration busy = coordinator_busy(i);
+      if (master_steps_[i].is_hook || (busy == 0 && !w.table.empty())) continue;
+      if (w.table.empty() || sim_.now() + busy > w.until) {
+        w.table = master_steps_[i].name;
+        w.until = sim_.now() + busy;
+      }
+    }
+    observer_.checkpoint_wait(sim_.now(), id, late.front(), w);
+    return;
+  }
   for (const TaskRef& t : late) observer_.checkpoint_wait(sim_.now(), id, t, tasks_.wait_state(t, id));
 }
 
@@ -212,6 +243,7 @@ void JobMaster::restart_tasks() {
   // initial delay), then SchedulerBase.restoreState aborts what is pending and restores.
   ++restarts_;
   transition(JobStatus::running);
+  coordinator_->abort_current_triggering();
   coordinator_->abort_pending_checkpoints(CheckpointFailureReason::job_failover_region);
   const CompletedCheckpoint* restored = coordinator_->restore_latest_checkpointed_state(true);
   std::int64_t restored_position = 0;

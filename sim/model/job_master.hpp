@@ -41,6 +41,7 @@ class JobMaster final : public core::EventHandler,
   // CheckpointCoordinatorGateway
   std::optional<std::string> task_to_trigger_not_running() override;
   std::vector<TaskRef> tasks_to_wait_for() override;
+  Duration coordinator_busy(std::size_t step) override;
   void trigger_tasks(std::int64_t id, SimTime timestamp, const CheckpointProperties&) override;
   void notify_checkpoint_complete(std::int64_t id, SimTime timestamp) override;
   void notify_checkpoint_aborted(std::int64_t id, std::int64_t latest, SimTime) override;
@@ -92,6 +93,7 @@ class JobMaster final : public core::EventHandler,
   std::vector<std::pair<std::string, std::string>> failures_;  // (exception class, message)
   std::optional<CompletedCheckpoint> start_state_;
   core::RandomStream failure_rng_;
+  std::vector<MasterStepSpec> master_steps_;  // of the current coordinator
 };
 
 }  // namespace ckptsim::model

@@ -58,6 +58,7 @@ struct WaitState {
     sink_write,           // the thread is blocked writing into a sink (Doris RecordBuffer full)
     sink_stop_load,       // prepareCommit waits for a Doris stream load to finish (stopLoad)
     cdc_snapshot_lock,    // the legacy (1.x) MySQL CDC source holds the lock for its snapshot
+    coordinator,          // the trigger waits for an operator coordinator's checkpoint (JM side)
   } kind = Kind::not_running;
   bool has_upstream = false;
   TaskRef upstream;                 // the producer of the channel concerned

@@ -24,6 +24,25 @@ double TaskRuntime::source_rate(const Subtask& s) const {
   }
 }
 
+SimTime TaskRuntime::cdc_chunk_available(int vertex, int table) {
+  // MySqlSnapshotSplitAssigner.getNext splits the next table when a reader asks for a chunk of
+  // it: arithmetically for an evenly distributed key, else one boundary query per chunk, on the
+  // enumerator's (SourceCoordinator's) thread (field B4 [C9]).
+  SimTime& done = cdc_split_done_[static_cast<std::size_t>(vertex)][static_cast<std::size_t>(table)];
+  if (done >= 0) return done;
+  const MySqlCdcSpec& cdc = *scenario_.job.vertices[static_cast<std::size_t>(vertex)].mysql_cdc;
+  const CdcTableSpec& t = cdc.tables[static_cast<std::size_t>(table)];
+  const std::int64_t chunks = (t.rows + cdc.chunk_size - 1) / cdc.chunk_size;
+  SimTime& free = cdc_enumerator_free_[static_cast<std::size_t>(vertex)];
+  free = std::max(free, sim_.now()) + (t.even_key ? 0 : chunks * scenario_.systems.mysql->split_query);
+  done = free;
+  return done;
+}
+
+Duration TaskRuntime::cdc_enumerator_busy(int vertex) const {
+  return std::max<Duration>(0, cdc_enumerator_free_[static_cast<std::size_t>(vertex)] - sim_.now());
+}
+
 void TaskRuntime::connector_event(ConnectorEvent::Kind kind, int id, std::string table,
                                   std::string detail, std::int64_t rows) {
   const Subtask& s = sub(id);

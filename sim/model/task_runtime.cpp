@@ -55,6 +55,10 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
       kafka_[i].emplace(v.kafka_sink->transaction_timeout);
   }
   cdc_plans_.resize(vertices.size());
+  cdc_split_done_.resize(vertices.size());
+  cdc_enumerator_free_.assign(vertices.size(), 0);
+  for (std::size_t v = 0; v < vertices.size(); ++v)
+    if (vertices[v].mysql_cdc) cdc_split_done_[v].assign(vertices[v].mysql_cdc->tables.size(), -1);
   cdc_waiting_.assign(vertices.size(), false);
   cdc_finish_checkpoint_.assign(vertices.size(), -1);
   for (std::size_t v = 0; v < vertices.size(); ++v)
@@ -412,6 +416,13 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
   const ClusterSpec& cluster = scenario_.cluster;
   std::fill(cdc_waiting_.begin(), cdc_waiting_.end(), false);
   std::fill(cdc_finish_checkpoint_.begin(), cdc_finish_checkpoint_.end(), -1);
+  // The new enumerator starts from the checkpointed assigner state: splitting it had not
+  // finished starts over.
+  for (std::size_t v = 0; v < cdc_split_done_.size(); ++v) {
+    for (SimTime& done : cdc_split_done_[v])
+      if (done > sim_.now()) done = -1;
+    cdc_enumerator_free_[v] = std::min(cdc_enumerator_free_[v], sim_.now());
+  }
   for (std::size_t id = 0; id < subtasks_.size(); ++id) {
     Subtask& s = subtasks_[id];
     Subtask fresh;
@@ -829,8 +840,9 @@ void TaskRuntime::schedule_emission(Subtask& s, int id) {
     if (s.cdc_next_ready < 0) {
       const auto chunk =
           plan.chunk(CdcChunkPlan::global_index(s.index, v.parallelism, s.cdc_chunks_done));
-      s.cdc_next_ready = mysql_profile_.finish_time(sim_.now(), static_cast<double>(chunk.rows),
-                                                    scenario_.systems.mysql->read_rows_per_second);
+      s.cdc_next_ready = mysql_profile_.finish_time(
+          std::max(sim_.now(), cdc_chunk_available(s.vertex, chunk.table)),
+          static_cast<double>(chunk.rows), scenario_.systems.mysql->read_rows_per_second);
     }
     if (s.cdc_next_ready == core::kNever) return;  // MySQL stalled for ever
     s.emission_scheduled = true;
@@ -880,8 +892,9 @@ void TaskRuntime::emit_source_records(int id) {
     if (s.cdc_chunks_done < plan.chunks_of(s.index, v.parallelism)) {
       const auto next =
           plan.chunk(CdcChunkPlan::global_index(s.index, v.parallelism, s.cdc_chunks_done));
-      s.cdc_next_ready = mysql_profile_.finish_time(sim_.now(), static_cast<double>(next.rows),
-                                                    scenario_.systems.mysql->read_rows_per_second);
+      s.cdc_next_ready = mysql_profile_.finish_time(
+          std::max(sim_.now(), cdc_chunk_available(s.vertex, next.table)),
+          static_cast<double>(next.rows), scenario_.systems.mysql->read_rows_per_second);
     }
     batch.records = chunk.rows;
     batch.table = chunk.table;

@@ -58,6 +58,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   ExecutionState state(int vertex, int subtask) const;
   std::vector<ExecutionState> states() const;
   bool all_sources_running(std::string* not_running) const;
+  // How long the split enumerator of CDC source `vertex` is still busy with split queries.
+  Duration cdc_enumerator_busy(int vertex) const;
   // The TaskManager (0-based) a subtask runs on: Flink's default slot sharing puts subtask i of
   // every vertex into slot i; slots fill TaskManagers in order.
   int taskmanager_of(int vertex, int subtask) const;
@@ -396,6 +398,11 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::vector<std::optional<CdcChunkPlan>> cdc_plans_;  // per vertex (MySQL CDC sources)
   // Per vertex: the hybrid assigner waits for checkpoint `cdc_finish_checkpoint` to complete
   // before it assigns the binlog split (-1: not chosen yet; only while cdc_waiting).
+  // Per CDC vertex: when the enumerator finishes splitting each table (-1: not split yet) and
+  // when its thread is free. The JobManager keeps them across task restarts.
+  std::vector<std::vector<SimTime>> cdc_split_done_;
+  std::vector<SimTime> cdc_enumerator_free_;
+  SimTime cdc_chunk_available(int vertex, int table);
   std::vector<bool> cdc_waiting_;
   std::vector<std::int64_t> cdc_finish_checkpoint_;
   std::vector<std::pair<std::uint64_t, DorisWriter::Failure>> doris_failures_;

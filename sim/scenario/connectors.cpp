@@ -46,8 +46,10 @@ void read_mysql(Context& ctx, const Node& map, model::MySqlSystemSpec& mysql) {
     if (e.key == "kind") continue;
     if (e.key == "read-rate") {
       if (auto r = read_rate(ctx, e.value, false)) mysql.read_rows_per_second = *r;
+    } else if (e.key == "split-query") {
+      if (auto d = read_duration(ctx, e.value)) mysql.split_query = *d;
     } else {
-      unknown(ctx, e, "mysql system", {"kind", "read-rate"});
+      unknown(ctx, e, "mysql system", {"kind", "read-rate", "split-query"});
     }
   }
 }
@@ -225,8 +227,12 @@ void read_tables(Context& ctx, const Node& list, model::MySqlCdcSpec& cdc) {
         if (auto n = read_count(ctx, e.value, "a row count")) t.rows = *n;
       } else if (e.key == "changes") {
         if (auto r = read_rate(ctx, e.value, false)) t.changes_per_second = *r;
+      } else if (e.key == "key") {
+        if (auto k = read_enum<bool>(ctx, e.value, "key distribution",
+                                     {{"even", true}, {"uneven", false}}))
+          t.even_key = *k;
       } else {
-        unknown(ctx, e, "table", {"name", "rows", "changes"});
+        unknown(ctx, e, "table", {"name", "rows", "changes", "key"});
       }
     }
     cdc.tables.push_back(t);

@@ -575,3 +575,37 @@ timeline:
   CHECK(count_events(too_late, model::ConnectorEvent::Kind::kafka_txn_lost) == 1);
   CHECK(too_late.lost_records == Approx(1000).margin(50));  // ~10 s of 100 records/s
 }
+
+TEST_CASE("The CDC split enumerator is an operator coordinator: split queries of an uneven key "
+          "hold back the coordinator's checkpoint, and a failover restarts the splitting "
+          "(field B4)",
+          "[connectors][conformance]") {
+  const std::string text = R"(
+duration: 25 min
+flink: {execution.checkpointing.interval: 1 min, execution.checkpointing.timeout: 5 min}
+systems: {mysql: {kind: mysql, split-query: 100 ms}}
+job:
+  vertices:
+    - name: "Source: MySQL CDC"
+      connector: mysql-cdc
+      tables: [{name: db.t, rows: 50M, key: uneven}]
+    - {name: Sink, input: "Source: MySQL CDC", cost: 1 us/record}
+)";
+  // 6,176 chunks x 100 ms = 10.3 min of splitting, longer than the 5 min timeout.
+  const run::RunResult r = run_text(text);
+  CHECK(r.counts.completed == 0);
+  REQUIRE((!r.earlier_checkpoints.empty() || !r.checkpoints.empty()));
+  const run::CheckpointRecord& first =
+      r.earlier_checkpoints.empty() ? r.checkpoints.front() : r.earlier_checkpoints.front();
+  CHECK(first.failure_reason == model::CheckpointFailureReason::checkpoint_expired);
+  REQUIRE(first.waits.size() == 1);
+  CHECK(first.waits[0].kind == "coordinator");
+  CHECK(first.waits[0].table == "Source: MySQL CDC");
+  // Each failover restarts the enumerator and its splitting: the job never checkpoints.
+  CHECK(r.failovers >= 3);
+  // An evenly distributed key needs no queries.
+  const run::RunResult even = run_text(text, {"job.vertices[Source: MySQL CDC].tables="
+                                              "[{name: db.t, rows: 50M, key: even}]"});
+  CHECK(even.failovers == 0);
+  CHECK(even.counts.completed >= 20);
+}

@@ -17,6 +17,9 @@ namespace ckptsim::model {
 struct MySqlSystemSpec {
   std::string name = "mysql";
   double read_rows_per_second = 50000;
+  // One chunk-boundary query of a table whose key is not evenly distributed ("SELECT MAX(id)
+  // FROM (SELECT id ... ORDER BY id LIMIT chunk-size)", ChunkSplitter, field B4).
+  core::Duration split_query = core::milliseconds(50);
 };
 
 // Doris as the stream loads of the sink see it (Doris 2.0 FE/BE configuration names).
@@ -71,6 +74,9 @@ struct CdcTableSpec {
   std::string name;                    // "app.orders"
   std::int64_t rows = 0;               // rows at snapshot time
   double changes_per_second = 0;       // binlog change rate
+  // An evenly distributed numeric key: chunk boundaries are computed; otherwise each boundary
+  // is a query on MySQL, run by the split enumerator on the JobManager.
+  bool even_key = true;
 };
 
 // MySqlSource (flink-cdc 2.4.2, incremental snapshot, FLIP-27) options.

@@ -83,6 +83,15 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
                        w.chunk_rows);
     return s;
   }
+  if (w.kind == "coordinator")
+    return w.until > 0 && !w.table.empty()
+               ? fmt::format("the checkpoint never reached the {} tasks: operator coordinator '{}' "
+                             "has not finished its checkpoint; its thread is busy (split "
+                             "queries) until {}",
+                             w.channels_total, w.table, clock(w.until))
+               : fmt::format("the checkpoint never reached the {} tasks: an operator coordinator "
+                             "has not finished its checkpoint",
+                             w.channels_total);
   if (w.kind == "cdc_snapshot_lock")
     return fmt::format("{}: the legacy MySQL CDC source holds the checkpoint lock for the whole "
                        "snapshot phase (\"Database snapshot phase can't perform checkpoint, "
