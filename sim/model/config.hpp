@@ -143,6 +143,10 @@ struct VertexSpec {
   // A legacy SourceFunction (SourceStreamTask) emits under the checkpoint lock: while it waits
   // for an output buffer the trigger cannot take the lock (R7). FLIP-27 sources run mails then.
   bool legacy_source = false;
+  // Partitions (splits) the source reads; subtasks beyond them have nothing to read. A legacy
+  // SourceFunction subtask without one returns from run() and FINISHES (field B13); a FLIP-27
+  // reader without a split stays idle. 0 = one per subtask.
+  int partitions = 0;
   Variability service = Variability::fixed;   // cost per record fixed or exponential
   double selectivity = 1.0;                   // output records per input record
   // Hash edges into this vertex: how keys (and so records) spread over its subtasks.

@@ -120,7 +120,13 @@ std::optional<std::string> JobMaster::task_to_trigger_not_running() {
   return name;
 }
 
-std::vector<TaskRef> JobMaster::tasks_to_wait_for() { return tasks_.all_tasks(); }
+std::vector<TaskRef> JobMaster::tasks_to_wait_for() {
+  // DefaultCheckpointPlanCalculator: finished tasks are not waited for (FLIP-147).
+  std::vector<TaskRef> tasks = tasks_.all_tasks();
+  if (scenario_.flink.checkpointing.checkpoints_after_tasks_finish)
+    std::erase_if(tasks, [&](const TaskRef& t) { return tasks_.is_finished(t); });
+  return tasks;
+}
 
 Duration JobMaster::coordinator_busy(std::size_t step) {
   const int v = step < master_steps_.size() ? master_steps_[step].cdc_vertex : -1;

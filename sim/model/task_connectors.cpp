@@ -298,4 +298,23 @@ void TaskRuntime::kafka_commit(int id, std::int64_t checkpoint) {
   }
 }
 
+bool TaskRuntime::has_no_partition(const Subtask& s) const {
+  const VertexSpec& v = vertex(s);
+  return is_source(s) && !v.mysql_cdc && v.partitions > 0 && s.index >= v.partitions;
+}
+
+void TaskRuntime::finish_source(int id) {
+  // The SourceFunction's run() returned: the task emits EndOfPartition on every output and
+  // FINISHES. Its consumers count the channel as ended (they still read the other channels).
+  Subtask& s = sub(id);
+  set_state(s, ExecutionState::finished);
+  for (const OutputGroup& g : s.outputs)
+    for (int c : g.channels) {
+      Channel& ch = chan(c);
+      if (ch.finished) continue;
+      ch.finished = true;
+      ++sub(ch.consumer).finished_inputs;
+    }
+}
+
 }  // namespace ckptsim::model

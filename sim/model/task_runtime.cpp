@@ -175,8 +175,17 @@ std::vector<ExecutionState> TaskRuntime::states() const {
   return out;
 }
 
+bool TaskRuntime::is_finished(TaskRef t) const {
+  return sub(vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask).state ==
+         ExecutionState::finished;
+}
+
 bool TaskRuntime::all_sources_running(std::string* not_running) const {
+  // FLIP-147 (execution.checkpointing.checkpoints-after-tasks-finish): finished sources are
+  // left out of the plan; before it, or with it disabled, they abort the trigger.
+  const bool skip_finished = scenario_.flink.checkpointing.checkpoints_after_tasks_finish;
   for (const Subtask& s : subtasks_) {
+    if (skip_finished && s.state == ExecutionState::finished) continue;
     if (is_source(s) && s.state != ExecutionState::running) {
       if (not_running) *not_running = task_name({s.vertex, s.index, s.attempt});
       return false;
@@ -399,6 +408,7 @@ void TaskRuntime::clear_network() {
     c.buffer_size = std::max<std::int64_t>(1, f.segment_size);
     c.floating = 0;
     c.blocked = false;
+    c.finished = false;
     c.drained_bytes = 0;
   }
   for (Subtask& s : subtasks_) {
@@ -557,7 +567,7 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   for (std::size_t v = 0; v < cdc_waiting_.size(); ++v)
     if (cdc_waiting_[v] && cdc_finish_checkpoint_[v] < 0) cdc_finish_checkpoint_[v] = id;
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
-    if (!is_source(subtasks_[i])) continue;
+    if (!is_source(subtasks_[i]) || subtasks_[i].state == ExecutionState::finished) continue;
     trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
     sim_.schedule_in(scenario_.cluster.rpc_latency, this, kTriggerArrives,
                      trigger_rpcs_.size() - 1);
@@ -829,7 +839,7 @@ void TaskRuntime::wake(int id) {
 
 void TaskRuntime::schedule_emission(Subtask& s, int id) {
   const VertexSpec& v = vertex(s);
-  if (s.emission_scheduled || s.stopped) return;
+  if (s.emission_scheduled || s.stopped || has_no_partition(s)) return;
   if (v.mysql_cdc && v.mysql_cdc->incremental_snapshot && s.cdc_phase == CdcPhase::snapshot) {
     // The split fetcher reads the next chunk while the task thread emits the previous one.
     const CdcChunkPlan& plan = *cdc_plans_[static_cast<std::size_t>(s.vertex)];
@@ -1060,7 +1070,7 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
       s.current_checkpoint = cp;
       s.first_barrier = sim_.now();
     }
-    if (++s.tracker[cp] == n) {
+    if (++s.tracker[cp] + s.finished_inputs == n) {
       s.tracker.erase(s.tracker.begin(), s.tracker.upper_bound(cp));
       checkpoint_state(id, b, s.first_barrier, sim_.now() - s.first_barrier, 0);
     } else if (s.tracker.size() > 50) {  // MAX_CHECKPOINTS_TO_TRACK
@@ -1108,6 +1118,12 @@ void TaskRuntime::start_new_checkpoint(int id, const Buffer& b) {
   s.checkpoint_pending = true;
   s.barrier_seen.assign(s.inputs.size(), false);
   s.barriers_received = 0;
+  // A finished channel delivered EndOfPartition: no barrier will come, it counts as aligned.
+  for (int c : s.inputs)
+    if (chan(c).finished) {
+      s.barrier_seen[static_cast<std::size_t>(chan(c).input_index)] = true;
+      ++s.barriers_received;
+    }
   s.first_barrier = sim_.now();  // markAlignmentStart (R17)
   s.current_timestamp = b.timestamp;
   s.processed_bytes = 0;
@@ -1442,7 +1458,7 @@ void TaskRuntime::process_unaligned_barrier(int id, int channel, const Buffer& b
     std::int64_t in_flight = 0;
     for (int c : s.inputs) in_flight += chan(c).received_bytes;
     s.barrier_seen[static_cast<std::size_t>(chan(channel).input_index)] = true;
-    s.barriers_received = 1;
+    ++s.barriers_received;
     s.uc_collecting = s.barriers_received < n;
     checkpoint_state(id, b, sim_.now(), 0, 0, in_flight);
     if (!s.uc_collecting) s.checkpoint_pending = false;
@@ -1746,6 +1762,7 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
         cdc_start(id);
         wake(id);
         if (++running_ == num_subtasks()) listener_.all_tasks_running();
+        if (vertex(s).legacy_source && has_no_partition(s)) finish_source(id);
       } else if (to == ExecutionState::canceled && s.state == ExecutionState::canceling) {
         set_state(s, to);
         const bool all_done = std::none_of(subtasks_.begin(), subtasks_.end(), [](const Subtask& t) {

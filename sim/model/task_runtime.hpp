@@ -58,6 +58,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   ExecutionState state(int vertex, int subtask) const;
   std::vector<ExecutionState> states() const;
   bool all_sources_running(std::string* not_running) const;
+  bool is_finished(TaskRef t) const;
   // How long the split enumerator of CDC source `vertex` is still busy with split queries.
   Duration cdc_enumerator_busy(int vertex) const;
   // The TaskManager (0-based) a subtask runs on: Flink's default slot sharing puts subtask i of
@@ -157,6 +158,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     int credits = 0;               // buffers the receiver can still accept
     int floating = 0;              // floating buffers this channel holds
     bool blocked = false;          // an aligned barrier was handed out: nothing more is sent
+    bool finished = false;         // the producer FINISHED: EndOfPartition was consumed
     std::int64_t drained_bytes = 0;   // consumed by the receiver (for drain rates)
     std::int64_t buffer_size = 0;     // current size of new buffers (debloating shrinks it)
     // Queueing statistics (never reset): occupancy integral in buffer-ns, sojourn in ns.
@@ -227,6 +229,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     bool checkpoint_pending = false;
     std::vector<bool> barrier_seen;
     int barriers_received = 0;
+    int finished_inputs = 0;      // input channels whose producer FINISHED (EndOfPartition)
     SimTime first_barrier = 0;
     std::int64_t processed_bytes = 0;
     std::map<std::int64_t, int> tracker;  // at-least-once: id -> distinct channels seen
@@ -358,6 +361,12 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   static constexpr std::int32_t kNoTable = -1;
   static constexpr std::int32_t kAllTables = -2;
   double source_rate(const Subtask& s) const;
+  // A source subtask without a partition: a legacy one finishes (EndOfPartition downstream).
+  bool has_no_partition(const Subtask& s) const;
+  void finish_source(int id);
+  int open_inputs(const Subtask& s) const {
+    return static_cast<int>(s.inputs.size()) - s.finished_inputs;
+  }
   void cdc_start(int id);
   void cdc_finish_snapshot(int id);
   void cdc_start_binlog(int vertex);

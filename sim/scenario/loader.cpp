@@ -218,6 +218,7 @@ struct VertexLocs {
   std::optional<Loc> input;  // the input value
   std::optional<Loc> ship;   // an explicit ship: value
   std::optional<Loc> rate;   // the rate key
+  std::optional<Loc> partitions;
 };
 
 void read_input(Context& ctx, const Node& node, model::VertexSpec& vertex, VertexLocs& locs,
@@ -266,8 +267,8 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       "name",          "parallelism", "input",       "rate",          "cost",
       "record-size",   "state-size",  "state-growth", "sync-snapshot", "arrivals",
       "service",       "selectivity", "keys",        "key-distribution", "zipf-exponent",
-      "hot-key-share", "source-api",  "connector",   "system",      "options",
-      "tables",        "table",       "table-model"};
+      "hot-key-share", "source-api",  "partitions",  "connector",   "system",
+      "options",       "tables",      "table",       "table-model"};
   if (e.key == "name" || detail::is_connector_key(e.key)) {
     // read by read_job
   } else if (e.key == "parallelism") {
@@ -321,6 +322,9 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
     if (auto a = detail::read_enum<bool>(ctx, e.value, "source API",
                                          {{"flip-27", false}, {"legacy", true}}))
       v.legacy_source = *a;
+  } else if (e.key == "partitions") {
+    if (auto n = detail::read_int(ctx, e.value, "partitions", 1)) v.partitions = *n;
+    locs.partitions = e.key_loc;
   } else if (e.key == "hot-key-share") {
     if (auto x = detail::read_double(ctx, e.value, "hot-key-share", 0.0, 1.0)) v.hot_key_share = *x;
   } else {
@@ -404,6 +408,10 @@ void read_vertices(Context& ctx, const Node& list, std::optional<int> default_pa
         ctx.error(*from_loc, "unknown vertex '" + from + "'", hint);
       }
     }
+    if (vertex_locs.partitions && vertex_locs.input)
+      ctx.error(*vertex_locs.partitions,
+                "'partitions' only applies to sources; '" + vertex.name + "' has an input",
+                "give the partitions of the topic the source reads");
     if (vertex_locs.rate && vertex_locs.input)
       ctx.error(*vertex_locs.rate,
                 "'rate' only applies to sources; '" + vertex.name + "' has an input",
