@@ -75,6 +75,7 @@ struct FlinkConfig {
   std::string savepoints_dir;                            // state.savepoints.dir
   int web_checkpoints_history = 10;
   Duration buffer_timeout = core::milliseconds(100);     // execution.buffer-timeout
+  Duration heartbeat_timeout = core::seconds(50);        // heartbeat.timeout
   std::int64_t segment_size = 32 * 1024;                 // taskmanager.memory.segment-size
   int buffers_per_channel = 2;
   int floating_buffers_per_gate = 8;
@@ -186,6 +187,11 @@ enum class ActionKind {
   stall,                  // a vertex stops processing for a duration or for ever
   fail_task,              // a task fails (global failover of this first version)
   cancel,                 // cancel the job
+  set_rate,               // a source's rate changes to `rate` (0: no data flowing)
+  hold_checkpoint_lock,   // a legacy source takes the checkpoint lock until its next record
+                          // (or for `duration`) (field B2)
+  gc_pause,               // every task thread on TaskManager `taskmanager` stops for `duration`
+  lose_taskmanager,       // TaskManager `taskmanager` dies; its tasks fail after heartbeat.timeout
   // External systems (MODEL.md section 9): `system` names the system (doris, mysql).
   slow_down,              // the system serves at `factor` of its speed for `duration` (0 = stall)
   reject_load,            // Doris answers the next `count` loads of `table` with `error`
@@ -223,6 +229,8 @@ struct TimelineAction {
   double factor = 1.0;
   int count = 1;
   std::string error;
+  double rate = 0;                            // set_rate: records per second per subtask
+  int taskmanager = 0;                        // gc_pause / lose_taskmanager: 0-based
 };
 
 struct JobManagerSpec {

@@ -33,6 +33,16 @@ void JobMaster::start() {
       if (task >= 0) tasks_.add_stall(task, a.subtask, a.at, a.duration);
       continue;
     }
+    if (a.kind == ActionKind::gc_pause || a.kind == ActionKind::lose_taskmanager) {
+      // Every task thread on the TaskManager stops: for the pause, or (a lost TaskManager) until
+      // the JobManager's heartbeat times out and fails its tasks.
+      const Duration length =
+          a.kind == ActionKind::gc_pause ? *a.duration : scenario_.flink.heartbeat_timeout;
+      tasks_.stall_taskmanager(a.taskmanager, a.at, length);
+      if (a.kind == ActionKind::lose_taskmanager)
+        sim_.schedule_at(a.at + length, this, kHeartbeatTimeout, i);
+      continue;
+    }
     if (a.at == 0 && is_system_operation(a.kind)) {
       // Operations on external systems at 0 are the preparation the job starts after (the
       // table swap, DROP DATABASE): they happen before the submission.
@@ -325,7 +335,19 @@ void JobMaster::run_action(const TimelineAction& a) {
       tasks_.cancel();
       return;
     case ActionKind::stall:
+    case ActionKind::gc_pause:
+    case ActionKind::lose_taskmanager:
     case ActionKind::slow_down: return;  // installed at start
+    case ActionKind::set_rate:
+    case ActionKind::hold_checkpoint_lock: {
+      const int task = task_of_operator(scenario_.job, a.vertex);
+      if (task < 0) return;
+      if (a.kind == ActionKind::set_rate)
+        tasks_.set_source_rate(task, a.rate);
+      else
+        tasks_.hold_checkpoint_lock(task, a.duration);
+      return;
+    }
     case ActionKind::reject_load:
     case ActionKind::create_table:
     case ActionKind::drop_table:
@@ -353,6 +375,18 @@ void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
       backoff_done_ = true;
       if (status_ == JobStatus::restarting && cancel_done_) restart_tasks();
       break;
+    case kHeartbeatTimeout: {
+      // JobMaster.TaskManagerHeartbeatListener.notifyHeartbeatTimeout -> disconnectTaskManager:
+      // the tasks on it fail.
+      const int tm = scenario_.timeline[arg].taskmanager;
+      if (status_ != JobStatus::running) break;
+      if (auto task = tasks_.first_task_on(tm))
+        handle_global_failure("java.util.concurrent.TimeoutException",
+                              "Heartbeat of TaskManager with id ckptsim-taskmanager-" +
+                                  std::to_string(tm + 1) + " timed out.",
+                              *task);
+      break;
+    }
     case kRandomFailure:
       // Failures keep arriving in wall-clock time whatever the job is doing; one that hits a
       // job not RUNNING (already restarting) is merged into that recovery.

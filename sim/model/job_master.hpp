@@ -63,7 +63,7 @@ class JobMaster final : public core::EventHandler,
 
  private:
   enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kStopFailed,
-                               kRandomFailure };
+                               kRandomFailure, kHeartbeatTimeout };
 
   void submit(const CompletedCheckpoint* restore_from);
   void transition(JobStatus to);

@@ -59,6 +59,8 @@ struct WaitState {
     sink_stop_load,       // prepareCommit waits for a Doris stream load to finish (stopLoad)
     cdc_snapshot_lock,    // the legacy (1.x) MySQL CDC source holds the lock for its snapshot
     coordinator,          // the trigger waits for an operator coordinator's checkpoint (JM side)
+    lock_held,            // a legacy source holds the checkpoint lock (until its next record,
+                          // or until `until`)
   } kind = Kind::not_running;
   bool has_upstream = false;
   TaskRef upstream;                 // the producer of the channel concerned

@@ -11,7 +11,7 @@ namespace ckptsim::model {
 
 double TaskRuntime::source_rate(const Subtask& s) const {
   const VertexSpec& v = vertex(s);
-  if (!v.mysql_cdc) return v.records_per_second;
+  if (!v.mysql_cdc) return source_rates_[static_cast<std::size_t>(s.vertex)];
   switch (s.cdc_phase) {
     case CdcPhase::binlog: {
       double rate = 0;
@@ -315,6 +315,41 @@ void TaskRuntime::finish_source(int id) {
       ch.finished = true;
       ++sub(ch.consumer).finished_inputs;
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeline operations on tasks
+
+void TaskRuntime::stall_taskmanager(int tm, SimTime from, Duration length) {
+  for (const Subtask& s : subtasks_)
+    if (s.taskmanager == tm) add_stall(s.vertex, s.index, from, length);
+}
+
+std::optional<TaskRef> TaskRuntime::first_task_on(int tm) const {
+  for (const Subtask& s : subtasks_)
+    if (s.taskmanager == tm) return TaskRef{s.vertex, s.index, s.attempt};
+  return std::nullopt;
+}
+
+void TaskRuntime::set_source_rate(int v, double records_per_second) {
+  source_rates_[static_cast<std::size_t>(v)] = std::max(0.0, records_per_second);
+  const int first = vertex_first_[static_cast<std::size_t>(v)];
+  for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i)
+    wake(first + i);
+}
+
+void TaskRuntime::hold_checkpoint_lock(int v, std::optional<Duration> length) {
+  // A legacy source entering a branch that takes the checkpoint lock (DebeziumChangeConsumer's
+  // snapshot branch, field B2): triggers wait until it lets go.
+  const int first = vertex_first_[static_cast<std::size_t>(v)];
+  for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i) {
+    Subtask& s = sub(first + i);
+    if (length)
+      s.lock_held_until = sim_.now() + *length;
+    else
+      s.lock_until_record = true;
+  }
+  if (length) sim_.schedule_in(*length, this, kStallEnds, static_cast<std::uint64_t>(v));
 }
 
 }  // namespace ckptsim::model

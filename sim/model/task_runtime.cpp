@@ -54,6 +54,7 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
     if (v.kafka_sink && v.kafka_sink->guarantee == DeliveryGuarantee::exactly_once)
       kafka_[i].emplace(v.kafka_sink->transaction_timeout);
   }
+  for (const VertexSpec& v : vertices) source_rates_.push_back(v.records_per_second);
   cdc_plans_.resize(vertices.size());
   cdc_split_done_.resize(vertices.size());
   cdc_enumerator_free_.assign(vertices.size(), 0);
@@ -939,6 +940,7 @@ void TaskRuntime::emit_source_records(int id) {
   }
   s.position += records;
   s.sample.records_in += records;
+  if (records > 0) s.lock_until_record = false;  // the streaming record releases the lock (B2)
   if ((v.cost_per_record > 0 || writers_[static_cast<std::size_t>(id)]) && records > 0) {
     // Operators chained to the source process what it read on the same thread.
     batch.records = records;
@@ -977,17 +979,17 @@ void TaskRuntime::progress(int id) {
   const bool lock_held =
       (vertex(s).legacy_source && s.waiting_output && !output_available(s)) ||
       (vertex(s).mysql_cdc && !vertex(s).mysql_cdc->incremental_snapshot &&
-       s.cdc_phase == CdcPhase::snapshot);
+       s.cdc_phase == CdcPhase::snapshot) ||
+      s.lock_until_record || sim_.now() < s.lock_held_until;
   if (!s.pending_triggers.empty() && !lock_held) {
     const Buffer barrier = s.pending_triggers.front();
     s.pending_triggers.pop_front();
     if (is_source(s) && s.emission_scheduled) {
       // What the source read in this step up to now stays read; the mail takes the thread
       // from here (the step's remainder is not credited while the snapshot runs).
-      const VertexSpec& v = vertex(s);
-      if (v.arrivals == Variability::fixed)
+      if (vertex(s).arrivals == Variability::fixed)
         s.fractional_records +=
-            v.records_per_second * static_cast<double>(sim_.now() - s.busy_since) / 1e9;
+            source_rate(s) * static_cast<double>(sim_.now() - s.busy_since) / 1e9;
       s.busy_since = sim_.now();
     }
     checkpoint_state(id, barrier, sim_.now(), 0, 0);
@@ -1516,6 +1518,11 @@ WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
     const VertexSpec& v = vertex(s);
     const bool cdc_lock = v.mysql_cdc && !v.mysql_cdc->incremental_snapshot &&
                           s.cdc_phase == CdcPhase::snapshot;
+    if (s.lock_until_record || sim_.now() < s.lock_held_until) {
+      w.kind = WaitState::Kind::lock_held;
+      w.until = s.lock_until_record ? core::kNever : s.lock_held_until;
+      return w;
+    }
     w.kind = cdc_lock                                ? WaitState::Kind::cdc_snapshot_lock
              : v.legacy_source && s.waiting_output ? WaitState::Kind::checkpoint_lock
                                                    : WaitState::Kind::trigger_not_run;

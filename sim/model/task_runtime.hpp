@@ -59,6 +59,13 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::vector<ExecutionState> states() const;
   bool all_sources_running(std::string* not_running) const;
   bool is_finished(TaskRef t) const;
+  // Timeline operations on the task side.
+  void stall_taskmanager(int tm, SimTime from, Duration length);
+  std::optional<TaskRef> first_task_on(int tm) const;
+  void set_source_rate(int vertex, double records_per_second);
+  // A legacy source takes the checkpoint lock until its next record (length: none) or for
+  // `length`.
+  void hold_checkpoint_lock(int vertex, std::optional<Duration> length);
   // How long the split enumerator of CDC source `vertex` is still busy with split queries.
   Duration cdc_enumerator_busy(int vertex) const;
   // The TaskManager (0-based) a subtask runs on: Flink's default slot sharing puts subtask i of
@@ -212,6 +219,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     bool emission_scheduled = false;
     bool waiting_output = false;   // soft back-pressure: output not available
     bool stopped = false;          // a source after a stop-with-savepoint barrier
+    bool lock_until_record = false; // a legacy source holds the checkpoint lock until a record
+    SimTime lock_held_until = 0;    // ... or until then
     SimTime busy_since = 0;
     Buffer processing;
     core::EventId processing_done;
@@ -401,6 +410,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   ServiceProfile mysql_profile_;
   std::vector<std::optional<DorisWriter>> writers_;     // per subtask (Doris sinks)
   std::vector<std::optional<KafkaTransactions>> kafka_; // per subtask (exactly-once Kafka sinks)
+  std::vector<double> source_rates_;                    // per vertex: records/s per subtask
   // Per subtask slot, across attempts: the newest checkpoint whose Kafka transaction was
   // committed or found aborted (the broker's view; a restore does not undo it).
   std::vector<std::int64_t> kafka_committed_;

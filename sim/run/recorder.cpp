@@ -221,7 +221,8 @@ void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
       "not_running",         "blocked_in_user_call", "trigger_not_run",  "checkpoint_lock",
       "barrier_behind_data",
       "barrier_not_sent",    "aligning",             "async_upload",    "acknowledged",
-      "sink_write",          "sink_stop_load",       "cdc_snapshot_lock",  "coordinator"};
+      "sink_write",          "sink_stop_load",       "cdc_snapshot_lock",  "coordinator",
+      "lock_held"};
   WaitRecord r;
   r.vertex = task.vertex;
   r.subtask = task.subtask;

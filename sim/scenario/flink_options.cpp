@@ -248,6 +248,8 @@ const std::vector<FlinkOption>& flink_options() {
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "web.checkpoints.history", 1, r.config.web_checkpoints_history);
        }},
+      {"heartbeat.timeout", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.heartbeat_timeout); }},
       {"execution.buffer-timeout", FlinkVersion::v1_17, buffer_timeout},
       {"execution.buffer-timeout.interval", FlinkVersion::v1_17, buffer_timeout},
       {"taskmanager.memory.segment-size", FlinkVersion::v1_17,

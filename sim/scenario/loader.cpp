@@ -485,6 +485,10 @@ const std::vector<ActionInfo>& actions() {
       {"stall", ActionKind::stall, {"vertex", "subtask", "for"}},
       {"fail-task", ActionKind::fail_task, {"vertex", "subtask"}},
       {"cancel", ActionKind::cancel, {}},
+      {"set-rate", ActionKind::set_rate, {"vertex", "rate"}},
+      {"hold-checkpoint-lock", ActionKind::hold_checkpoint_lock, {"vertex", "for"}},
+      {"gc-pause", ActionKind::gc_pause, {"taskmanager", "for"}},
+      {"lose-taskmanager", ActionKind::lose_taskmanager, {"taskmanager"}},
   };
   return list;
 }
@@ -597,6 +601,16 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
       if (auto name = detail::read_string(ctx, e.value)) action.vertex = *name;
     } else if (e.key == "subtask") {
       if (auto subtask = detail::read_int(ctx, e.value, "subtask", 0)) action.subtask = *subtask;
+    } else if (e.key == "rate") {
+      if (auto r = detail::read_rate(ctx, e.value, false)) action.rate = *r;
+    } else if (e.key == "taskmanager") {
+      // 1-based, as the TaskManagers are named in the log (ckptsim-taskmanager-1).
+      if (auto tm = detail::read_int(ctx, e.value, "taskmanager", 1)) {
+        if (*tm > scenario.cluster.taskmanagers)
+          ctx.error(e.value.loc, "there is no TaskManager " + std::to_string(*tm),
+                    "cluster.taskmanagers is " + std::to_string(scenario.cluster.taskmanagers));
+        action.taskmanager = *tm - 1;
+      }
     } else if (e.key == "for") {
       const std::string text =
           e.value.is_scalar() ? detail::to_lower(detail::trim(e.value.text)) : "";
@@ -606,8 +620,23 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
         action.duration = *d;
     }
   }
-  if (info != nullptr &&
-      (info->kind == model::ActionKind::stall || info->kind == model::ActionKind::fail_task)) {
+  using K = model::ActionKind;
+  if (info != nullptr && (info->kind == K::gc_pause || info->kind == K::lose_taskmanager) &&
+      item.find("taskmanager") == nullptr) {
+    ctx.error(item.loc, "'" + info->name + "' needs a 'taskmanager'",
+              "write e.g. 'taskmanager: 1' (TaskManagers are numbered from 1)");
+    ok = false;
+  }
+  if (info != nullptr && info->kind == K::gc_pause && !action.duration) {
+    ctx.error(item.loc, "'gc-pause' needs 'for'", "write e.g. 'for: 20 s'");
+    ok = false;
+  }
+  if (info != nullptr && info->kind == K::set_rate && item.find("rate") == nullptr) {
+    ctx.error(item.loc, "'set-rate' needs a 'rate'", "write e.g. 'rate: 0 records/s'");
+    ok = false;
+  }
+  if (info != nullptr && (info->kind == K::stall || info->kind == K::fail_task ||
+                          info->kind == K::set_rate || info->kind == K::hold_checkpoint_lock)) {
     if (vertex_entry == nullptr) {
       ctx.error(item.loc, "'" + info->name + "' needs a 'vertex'",
                 "vertices: " + detail::join(vertex_names(job), ", "));
@@ -620,6 +649,17 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
         std::string hint = detail::did_you_mean(action.vertex, vertex_names(job));
         if (hint.empty()) hint = "vertices: " + detail::join(vertex_names(job), ", ");
         ctx.error(vertex_entry->value.loc, "unknown vertex '" + action.vertex + "'", hint);
+        ok = false;
+      } else if ((info->kind == K::set_rate || info->kind == K::hold_checkpoint_lock) &&
+                 v->input) {
+        ctx.error(vertex_entry->value.loc,
+                  "'" + info->name + "' applies to a source; '" + v->name + "' has an input");
+        ok = false;
+      } else if (info->kind == K::hold_checkpoint_lock && !v->legacy_source) {
+        ctx.error(vertex_entry->value.loc,
+                  "only a legacy SourceFunction takes the checkpoint lock; '" + v->name +
+                      "' is a FLIP-27 source",
+                  "add 'source-api: legacy' to it");
         ok = false;
       } else if (action.subtask && *action.subtask >= v->parallelism) {
         const Entry* subtask = item.find("subtask");

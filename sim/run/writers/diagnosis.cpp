@@ -92,6 +92,13 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
                : fmt::format("the checkpoint never reached the {} tasks: an operator coordinator "
                              "has not finished its checkpoint",
                              w.channels_total);
+  if (w.kind == "lock_held")
+    return w.until == core::kNever
+               ? fmt::format("{}: the legacy source holds the checkpoint lock until its next "
+                             "record arrives, and no data is flowing, so the trigger cannot run",
+                             task)
+               : fmt::format("{}: the legacy source holds the checkpoint lock until {}", task,
+                             clock(w.until));
   if (w.kind == "cdc_snapshot_lock")
     return fmt::format("{}: the legacy MySQL CDC source holds the checkpoint lock for the whole "
                        "snapshot phase (\"Database snapshot phase can't perform checkpoint, "
