@@ -140,6 +140,9 @@ struct VertexSpec {
   std::int64_t state_size = 0;               // bytes of state per subtask at start
   std::int64_t state_growth_per_record = 0;  // bytes of state added per input record
   Duration sync_snapshot = core::milliseconds(1);
+  // Time the task thread spends in notifyCheckpointComplete (a committer, a sink flushing to an
+  // external system): a mail, so nothing else runs meanwhile.
+  Duration notify_complete = 0;
   Variability arrivals = Variability::fixed;  // sources: fixed rate or Poisson arrivals
   // A legacy SourceFunction (SourceStreamTask) emits under the checkpoint lock: while it waits
   // for an output buffer the trigger cannot take the lock (R7). FLIP-27 sources run mails then.

@@ -49,6 +49,7 @@ JobSpec chain_operators(const JobSpec& job) {
     task.state_growth_per_record +=
         static_cast<std::int64_t>(static_cast<double>(op.state_growth_per_record) * in);
     task.sync_snapshot += op.sync_snapshot;
+    task.notify_complete += op.notify_complete;
     task.selectivity *= op.selectivity;
     task.record_size = op.record_size;
     if (op.service == Variability::exponential) task.service = Variability::exponential;

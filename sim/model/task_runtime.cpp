@@ -349,6 +349,7 @@ void TaskRuntime::flush_partial_samples() {
 
 bool TaskRuntime::stalled(const Subtask& s) const {
   const SimTime now = sim_.now();
+  if (now < s.mail_busy_until) return true;
   for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
     if (now >= st.from && now < st.until && (!st.subtask || *st.subtask == s.index)) return true;
   return false;
@@ -1512,6 +1513,8 @@ WaitState TaskRuntime::wait_state(TaskRef task, std::int64_t cp) const {
     w.kind = WaitState::Kind::blocked_in_user_call;
     for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
       if (sim_.now() >= st.from && sim_.now() < st.until) w.since = st.from;
+    if (sim_.now() < s.mail_busy_until)  // in notifyCheckpointComplete
+      w.since = s.mail_busy_until - vertex(s).notify_complete;
     return w;
   }
   if (is_source(s)) {
@@ -1650,6 +1653,12 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       if (rpc.complete && writers_[static_cast<std::size_t>(rpc.subtask)])
         writers_[static_cast<std::size_t>(rpc.subtask)]->commit(sim_.now(), rpc.id);
       if (rpc.complete) kafka_commit(rpc.subtask, rpc.id);
+      if (rpc.complete && vertex(s).notify_complete > 0) {
+        // The mail runs after the step in progress and holds the thread for its duration.
+        s.mail_busy_until = std::max(sim_.now(), s.mail_busy_until) + vertex(s).notify_complete;
+        update_thread_state(s);
+        sim_.schedule_at(s.mail_busy_until, this, kWake, arg(rpc.subtask));
+      }
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
         auto it = s.snapshot_sizes.find(rpc.id);
         if (it != s.snapshot_sizes.end()) s.confirmed_state_size = it->second;

@@ -221,6 +221,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     bool stopped = false;          // a source after a stop-with-savepoint barrier
     bool lock_until_record = false; // a legacy source holds the checkpoint lock until a record
     SimTime lock_held_until = 0;    // ... or until then
+    SimTime mail_busy_until = 0;    // the thread runs a long mail (notifyCheckpointComplete)
     SimTime busy_since = 0;
     Buffer processing;
     core::EventId processing_done;

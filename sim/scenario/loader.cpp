@@ -267,7 +267,7 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       "name",          "parallelism", "input",       "rate",          "cost",
       "record-size",   "state-size",  "state-growth", "sync-snapshot", "arrivals",
       "service",       "selectivity", "keys",        "key-distribution", "zipf-exponent",
-      "hot-key-share", "source-api",  "partitions",  "connector",   "system",
+      "hot-key-share", "source-api",  "partitions",  "notify-complete", "connector", "system",
       "options",       "tables",      "table",       "table-model"};
   if (e.key == "name" || detail::is_connector_key(e.key)) {
     // read by read_job
@@ -294,6 +294,8 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       v.state_growth_per_record = *s;
   } else if (e.key == "sync-snapshot") {
     if (auto d = detail::read_duration(ctx, e.value)) v.sync_snapshot = *d;
+  } else if (e.key == "notify-complete") {
+    if (auto d = detail::read_duration(ctx, e.value)) v.notify_complete = *d;
   } else if (e.key == "arrivals") {
     if (auto a = detail::read_enum<model::Variability>(
             ctx, e.value, "arrival process",
