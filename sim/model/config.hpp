@@ -166,6 +166,7 @@ struct VertexSpec {
   std::optional<MySqlCdcSpec> mysql_cdc;
   std::optional<DorisSinkSpec> doris;
   std::optional<KafkaSinkSpec> kafka_sink;
+  std::optional<KafkaSourceSpec> kafka_source;
 };
 
 struct JobSpec {

@@ -11,6 +11,9 @@ namespace ckptsim::model {
 
 double TaskRuntime::source_rate(const Subtask& s) const {
   const VertexSpec& v = vertex(s);
+  if (v.kafka_source && s.kafka_lag >= 1.0)  // behind: as fast as it can fetch
+    return std::max(v.kafka_source->fetch_records_per_second,
+                    source_rates_[static_cast<std::size_t>(s.vertex)]);
   if (!v.mysql_cdc) return source_rates_[static_cast<std::size_t>(s.vertex)];
   switch (s.cdc_phase) {
     case CdcPhase::binlog: {
@@ -296,6 +299,28 @@ void TaskRuntime::kafka_commit(int id, std::int64_t checkpoint) {
       connector_event(ConnectorEvent::Kind::kafka_txn_recommitted, id,
                       vertex(sub(id)).kafka_sink->topic, detail, o.txn.records);
   }
+}
+
+double TaskRuntime::kafka_start_lag(const Subtask& old, const CompletedCheckpoint* restored) const {
+  const VertexSpec& v = vertex(old);
+  if (!v.kafka_source || has_no_partition(old)) return 0;
+  if (old.attempt < 0 && !restored) {
+    if (v.kafka_source->startup == KafkaStartup::latest_offset) return 0;
+    const int readers = v.partitions > 0 ? std::min(v.partitions, v.parallelism) : v.parallelism;
+    return static_cast<double>(v.kafka_source->lag) / readers;
+  }
+  double lag = old.kafka_lag;
+  if (old.attempt >= 0) {  // a restart: downtime and the replay since the checkpoint
+    lag += source_rates_[static_cast<std::size_t>(old.vertex)] *
+           static_cast<double>(sim_.now() - old.left_running) / 1e9;
+    std::int64_t restored_position = 0;
+    if (restored)
+      if (auto it = restored->task_states.find({old.vertex, old.index});
+          it != restored->task_states.end())
+        restored_position = it->second.source_position;
+    lag += static_cast<double>(std::max<std::int64_t>(0, old.position - restored_position));
+  }
+  return lag;
 }
 
 bool TaskRuntime::has_no_partition(const Subtask& s) const {

@@ -358,7 +358,10 @@ bool TaskRuntime::stalled(const Subtask& s) const {
 void TaskRuntime::set_state(Subtask& s, ExecutionState to) {
   const ExecutionState from = s.state;
   if (from == to) return;
-  if (from == ExecutionState::running) account(s);  // close the time series up to now
+  if (from == ExecutionState::running) {
+    account(s);  // close the time series up to now
+    s.left_running = sim_.now();
+  }
   s.state = to;
   observer_.task_state_changed(sim_.now(), {s.vertex, s.index, s.attempt}, from, to);
 }
@@ -453,6 +456,8 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
       std::fill(g.carry.begin(), g.carry.end(), 0.0);
     }
     fresh.state_size = vertex(s).state_size;
+    fresh.kafka_lag = kafka_start_lag(s, restored);
+    fresh.kafka_lag_at = sim_.now();
     if (restored) {
       auto it = restored->task_states.find({s.vertex, s.index});
       if (it != restored->task_states.end()) {
@@ -921,6 +926,16 @@ void TaskRuntime::emit_source_records(int id) {
     s.fractional_records += source_rate(s) * elapsed;
   auto records = static_cast<std::int64_t>(std::floor(s.fractional_records));
   s.fractional_records -= static_cast<double>(records);
+  if (v.kafka_source) {
+    // Records produced since the last step (back-pressured time included) join the lag; what
+    // was read leaves it.
+    const double produced = source_rates_[static_cast<std::size_t>(s.vertex)] *
+                            static_cast<double>(sim_.now() - s.kafka_lag_at) / 1e9;
+    const double available = s.kafka_lag + produced;  // nothing beyond the head can be read
+    records = std::min(records, static_cast<std::int64_t>(std::floor(available)));
+    s.kafka_lag = available - static_cast<double>(records);
+    s.kafka_lag_at = sim_.now();
+  }
   if (v.mysql_cdc) {
     batch.table = kAllTables;  // binlog changes of every table
     if (s.cdc_phase == CdcPhase::snapshot) {  // the 1.x source reads the tables in one go

@@ -222,6 +222,9 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     bool lock_until_record = false; // a legacy source holds the checkpoint lock until a record
     SimTime lock_held_until = 0;    // ... or until then
     SimTime mail_busy_until = 0;    // the thread runs a long mail (notifyCheckpointComplete)
+    double kafka_lag = 0;           // a Kafka reader: records behind the head of its partitions
+    SimTime kafka_lag_at = 0;       // ... as of then
+    SimTime left_running = 0;       // when this attempt stopped RUNNING (a restore's downtime)
     SimTime busy_since = 0;
     Buffer processing;
     core::EventId processing_done;
@@ -373,6 +376,9 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   double source_rate(const Subtask& s) const;
   // A source subtask without a partition: a legacy one finishes (EndOfPartition downstream).
   bool has_no_partition(const Subtask& s) const;
+  // A Kafka reader's lag when (re)deployed: its share of the configured lag on the first start;
+  // after a restore what it read since the checkpoint plus what was produced while it was down.
+  double kafka_start_lag(const Subtask& old, const CompletedCheckpoint* restored) const;
   void finish_source(int id);
   int open_inputs(const Subtask& s) const {
     return static_cast<int>(s.inputs.size()) - s.finished_inputs;

@@ -111,6 +111,27 @@ const std::vector<std::string> kKafkaPassive = {
     "topic", "properties.bootstrap.servers", "format", "key.format", "value.format",
     "sink.partitioner", "sink.transactional-id-prefix", "sink.parallelism"};
 
+void read_kafka_source_options(Context& ctx, const Node& map, model::KafkaSourceSpec& kafka) {
+  std::vector<std::string> known = {"scan.startup.mode"};
+  known.insert(known.end(), kKafkaPassive.begin(), kKafkaPassive.end());
+  for (const Entry& e : map.entries) {
+    if (e.key == "scan.startup.mode") {
+      using S = model::KafkaStartup;
+      if (auto m = read_enum<S>(ctx, e.value, "scan.startup.mode",
+                                {{"group-offsets", S::group_offsets},
+                                 {"earliest-offset", S::earliest_offset},
+                                 {"latest-offset", S::latest_offset}}))
+        kafka.startup = *m;
+    } else if (e.key == "topic") {
+      if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
+    } else if (std::find(kKafkaPassive.begin(), kKafkaPassive.end(), e.key) ==
+                   kKafkaPassive.end() &&
+               !e.key.starts_with("properties.") && !e.key.starts_with("scan.")) {
+      unknown(ctx, e, "kafka option", known);
+    }
+  }
+}
+
 void read_kafka_sink_options(Context& ctx, const Node& map, model::KafkaSinkSpec& kafka) {
   std::vector<std::string> known = {"sink.delivery-guarantee",
                                     "properties.transaction.timeout.ms"};
@@ -243,7 +264,7 @@ void read_tables(Context& ctx, const Node& list, model::MySqlCdcSpec& cdc) {
 
 bool is_connector_key(std::string_view key) {
   return key == "connector" || key == "system" || key == "options" || key == "tables" ||
-         key == "table" || key == "table-model";
+         key == "table" || key == "table-model" || key == "lag" || key == "fetch-rate";
 }
 
 void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
@@ -311,12 +332,26 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
       ctx.error(system->value.loc, "unknown " + std::string(needed) + " system '" + *s + "'",
                 "the " + std::string(needed) + " system of this scenario is '" + system_name + "'");
   }
+  const Entry* lag = item.find("lag");
+  const Entry* fetch = item.find("fetch-rate");
+  if (*kind != 2 || v.input)
+    for (const Entry* e : {lag, fetch})
+      if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' applies to a kafka source");
+  if (*kind == 2 && !v.input) {
+    model::KafkaSourceSpec kafka;
+    kafka.topic = v.name;
+    if (options != nullptr && expect_map(ctx, options->value, "a map of kafka source options"))
+      read_kafka_source_options(ctx, options->value, kafka);
+    if (lag != nullptr)
+      if (auto n = read_count(ctx, lag->value, "a record count")) kafka.lag = *n;
+    if (fetch != nullptr)
+      if (auto r = read_rate(ctx, fetch->value, false)) kafka.fetch_records_per_second = *r;
+    for (const Entry* e : {tables, table, model_entry})
+      if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' does not apply to a kafka source");
+    v.kafka_source = kafka;
+    return;
+  }
   if (*kind == 2) {
-    if (!v.input) {
-      ctx.error(connector->value.loc, "the kafka source is not modelled yet",
-                "model it as a plain source: remove 'connector' and give its 'rate'");
-      return;
-    }
     model::KafkaSinkSpec kafka;
     kafka.topic = v.name;
     if (options != nullptr && expect_map(ctx, options->value, "a map of kafka sink options"))

@@ -268,7 +268,8 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       "record-size",   "state-size",  "state-growth", "sync-snapshot", "arrivals",
       "service",       "selectivity", "keys",        "key-distribution", "zipf-exponent",
       "hot-key-share", "source-api",  "partitions",  "notify-complete", "connector", "system",
-      "options",       "tables",      "table",       "table-model"};
+      "options",       "tables",      "table",       "table-model", "lag",
+      "fetch-rate"};
   if (e.key == "name" || detail::is_connector_key(e.key)) {
     // read by read_job
   } else if (e.key == "parallelism") {

@@ -609,3 +609,37 @@ job:
   CHECK(even.failovers == 0);
   CHECK(even.counts.completed >= 20);
 }
+
+TEST_CASE("Kafka source: a reader behind reads at its fetch rate until the lag (plus what is "
+          "produced meanwhile) is gone, then at the produce rate",
+          "[connectors]") {
+  const std::string text = R"(
+duration: 40 s
+systems: {kafka: {kind: kafka}}
+job:
+  vertices:
+    - name: "Source: t"
+      connector: kafka
+      lag: 100k
+      fetch-rate: 10k records/s
+      rate: 1000 records/s
+      record-size: 100 b
+    - {name: Sink, input: "Source: t", cost: 1 us/record}
+)";
+  const run::RunResult r = run_text(text);
+  // Caught up after 100k / (10k - 1k) = 11.1 s.
+  auto rate_at = [&](SimTime end) {
+    for (const run::TaskSampleRow& row : r.timeseries)
+      if (row.end == end && row.vertex == 0) return row.sample.records_in;
+    return std::int64_t{-1};
+  };
+  CHECK(rate_at(seconds(5)) == Approx(10000).margin(300));
+  CHECK(rate_at(seconds(10)) == Approx(10000).margin(300));
+  CHECK(rate_at(seconds(20)) == Approx(1000).margin(100));
+  CHECK(rate_at(seconds(30)) == Approx(1000).margin(100));
+  // latest-offset: no lag.
+  const run::RunResult latest = run_text(
+      text, {"job.vertices[Source: t].options={scan.startup.mode: latest-offset}"});
+  for (const run::TaskSampleRow& row : latest.timeseries)
+    if (row.vertex == 0 && row.end >= seconds(2)) CHECK(row.sample.records_in <= 1100);
+}

@@ -55,6 +55,16 @@ struct SystemsSpec {
   std::optional<KafkaSystemSpec> kafka;
 };
 
+// KafkaSource (flink-connector-kafka 3.x): a consumer group behind the head of its topic reads
+// as fast as it can fetch until it has caught up, then at the rate records are produced.
+enum class KafkaStartup { group_offsets, earliest_offset, latest_offset };  // scan.startup.mode
+struct KafkaSourceSpec {
+  KafkaStartup startup = KafkaStartup::group_offsets;
+  std::int64_t lag = 0;           // records between the start offsets and the head (all partitions)
+  double fetch_records_per_second = 50000;  // one reader's fetch rate while behind
+  std::string topic;
+};
+
 // KafkaSink (flink-connector-kafka 3.x for Flink 1.17) options, under the SQL connector's names.
 enum class DeliveryGuarantee { none, at_least_once, exactly_once };  // sink.delivery-guarantee
 struct KafkaSinkSpec {
