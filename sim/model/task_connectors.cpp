@@ -264,6 +264,38 @@ bool TaskRuntime::sink_wait_state(const Subtask& s, int id, WaitState& w) const 
   return true;
 }
 
+std::optional<std::pair<std::string, std::string>> TaskRuntime::connector_init_failure(
+    int id) const {
+  const Subtask& s = sub(id);
+  const VertexSpec& v = vertex(s);
+  // KafkaWriter's transactional producer: initTransactions asks the broker for a producer id
+  // with its transaction.timeout.ms, which must not exceed transaction.max.timeout.ms (B9).
+  if (kafka_[static_cast<std::size_t>(id)] && scenario_.systems.kafka &&
+      v.kafka_sink->transaction_timeout > scenario_.systems.kafka->transaction_max_timeout)
+    return std::pair<std::string, std::string>{
+        "org.apache.kafka.common.KafkaException",
+        "Unexpected error in InitProducerIdResponse; The transaction timeout is larger than the "
+        "maximum value allowed by the broker (as configured by transaction.max.timeout.ms)."};
+  // DorisWriter.initializeLoad with 2PC: abortPreCommit probes the label of the first
+  // checkpoint this attempt will write (restored id + 1); one Doris still remembers as a
+  // finished load means another run already used this prefix (field A.5, label collisions).
+  const auto& writer = writers_[static_cast<std::size_t>(id)];
+  if (writer && v.doris->two_phase_commit()) {
+    std::vector<std::string> tables;
+    if (v.mysql_cdc)
+      for (const CdcTableSpec& t : v.mysql_cdc->tables) tables.push_back(t.name);
+    else
+      tables.push_back(v.doris->table);
+    for (const std::string& t : tables)
+      if (doris_->label_used(sim_.now(), writer->label(t, s.index, s.restored_checkpoint + 1)))
+        return std::pair<std::string, std::string>{
+            "org.apache.doris.flink.exception.DorisException",
+            "Load status is Label Already Exists and load job finished, change you label prefix "
+            "or restore from latest savepoint!"};
+  }
+  return std::nullopt;
+}
+
 void TaskRuntime::kafka_initialize(int id, const TaskSnapshot* restored) {
   auto& k = kafka_[static_cast<std::size_t>(id)];
   if (!k) return;

@@ -50,7 +50,7 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
   kafka_committed_.assign(subtasks_.size(), 0);
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     const VertexSpec& v = vertex(subtasks_[i]);
-    if (doris_ && v.doris) writers_[i].emplace(*v.doris, *doris_);
+    if (doris_ && v.doris) writers_[i].emplace(*v.doris, *doris_, subtasks_[i].index);
     if (v.kafka_sink && v.kafka_sink->guarantee == DeliveryGuarantee::exactly_once)
       kafka_[i].emplace(v.kafka_sink->transaction_timeout);
   }
@@ -457,6 +457,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
     }
     fresh.state_size = vertex(s).state_size;
     fresh.kafka_lag = kafka_start_lag(s, restored);
+    fresh.restored_checkpoint = restored ? restored->id : 0;
     fresh.kafka_lag_at = sim_.now();
     if (restored) {
       auto it = restored->task_states.find({s.vertex, s.index});
@@ -1749,16 +1750,16 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
               doris_error);
       return;
     }
-    case kKafkaInitFailed: {
+    case kInitFailed: {
       if (!current(a)) return;
       Subtask& s = sub(subtask_of(a));
       // (A task without state to restore may already have switched to RUNNING.)
       if (s.state != ExecutionState::initializing && s.state != ExecutionState::running) return;
+      const auto it = init_failures_.find(subtask_of(a));
+      if (it == init_failures_.end()) return;
+      const auto [exception_class, message] = it->second;
       set_state(s, ExecutionState::failed);
-      listener_.task_failed({s.vertex, s.index, s.attempt}, "org.apache.kafka.common.KafkaException",
-                            "Unexpected error in InitProducerIdResponse; The transaction timeout is "
-                            "larger than the maximum value allowed by the broker (as configured by "
-                            "transaction.max.timeout.ms).");
+      listener_.task_failed({s.vertex, s.index, s.attempt}, exception_class, message);
       return;
     }
     case kStallEnds: {
@@ -1773,12 +1774,10 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       Subtask& s = sub(id);
       if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {
         set_state(s, to);
-        // KafkaWriter's transactional producer: initTransactions asks the broker for a producer
-        // id with its transaction.timeout.ms, which must not exceed transaction.max.timeout.ms.
-        const VertexSpec& v = vertex(s);
-        if (kafka_[static_cast<std::size_t>(id)] && scenario_.systems.kafka &&
-            v.kafka_sink->transaction_timeout > scenario_.systems.kafka->transaction_max_timeout)
-          sim_.schedule_in(scenario_.cluster.rpc_latency, this, kKafkaInitFailed, arg(id));
+        if (auto failure = connector_init_failure(id)) {
+          init_failures_[id] = *failure;
+          sim_.schedule_in(scenario_.cluster.rpc_latency, this, kInitFailed, arg(id));
+        }
       } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
         set_state(s, to);
         s.accounted_until = sim_.now();

@@ -130,7 +130,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   enum Event : std::uint32_t {
     kSourceEmit, kProcessDone, kTriggerArrives, kSyncDone, kAckArrives, kStallEnds,
     kStateTransition, kNotifyArrives, kWake, kFlush, kAlignmentTimer, kOutputTimer, kDebloat,
-    kDorisLoadFailed, kDorisCheck, kDorisPrepareThrew, kKafkaInitFailed,
+    kDorisLoadFailed, kDorisCheck, kDorisPrepareThrew, kInitFailed,
   };
   // A network buffer or an event in a subpartition / input channel queue.
   struct Buffer {
@@ -224,6 +224,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     SimTime mail_busy_until = 0;    // the thread runs a long mail (notifyCheckpointComplete)
     double kafka_lag = 0;           // a Kafka reader: records behind the head of its partitions
     SimTime kafka_lag_at = 0;       // ... as of then
+    std::int64_t restored_checkpoint = 0;  // the checkpoint this attempt restored (0: none)
     SimTime left_running = 0;       // when this attempt stopped RUNNING (a restore's downtime)
     SimTime busy_since = 0;
     Buffer processing;
@@ -390,6 +391,9 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   void watch_doris_failure(int id);
   bool sink_wait_state(const Subtask& s, int id, WaitState& w) const;
   void kafka_initialize(int id, const TaskSnapshot* restored);
+  // A connector that fails the task while it initializes: (exception class, message).
+  std::optional<std::pair<std::string, std::string>> connector_init_failure(int id) const;
+  std::map<int, std::pair<std::string, std::string>> init_failures_;  // per subtask
   void kafka_commit(int id, std::int64_t checkpoint);
   void connector_event(ConnectorEvent::Kind kind, int id, std::string table = {},
                        std::string detail = {}, std::int64_t rows = 0);

@@ -59,7 +59,7 @@ void read_doris(Context& ctx, const Node& map, model::DorisSystemSpec& doris) {
       "kind",           "database",        "ingest",        "load-finalize",
       "commit-latency", "max_running_txn_num_per_db",       "other-running-txns",
       "max_tablet_version_num",            "compaction-rate", "initial-versions",
-      "max-load-size",  "tables"};
+      "max-load-size",  "label-retention", "tables"};
   for (const Entry& e : map.entries) {
     if (e.key == "kind") continue;
     if (e.key == "database") {
@@ -83,6 +83,8 @@ void read_doris(Context& ctx, const Node& map, model::DorisSystemSpec& doris) {
         doris.compaction_versions_per_second = *x;
     } else if (e.key == "initial-versions") {
       if (auto n = read_int(ctx, e.value, "initial-versions", 1)) doris.initial_versions = *n;
+    } else if (e.key == "label-retention") {
+      if (auto d = read_duration(ctx, e.value)) doris.label_retention = *d;
     } else if (e.key == "max-load-size") {
       if (auto s = read_size(ctx, e.value)) doris.max_load_bytes = *s;
     } else if (e.key == "tables") {

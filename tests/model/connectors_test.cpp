@@ -108,7 +108,7 @@ TEST_CASE("DorisWriter: writes fill the RecordBuffer, a full buffer blocks the t
           "[connectors]") {
   model::DorisSystem doris(doris_spec());
   doris.create_table("t");
-  model::DorisWriter w(sink_spec(), doris);
+  model::DorisWriter w(sink_spec(), doris, 0);
   // 2 MiB fit into 3 x 1 MiB: only the thread's own CPU time.
   CHECK(w.write(0, "t", 2 * kMiB, milliseconds(5)) == milliseconds(5));
   // 3 MiB more at 1 s: 2 MiB were taken meanwhile (10 MiB/s), so 3 - (3 - 2 ... ) fits.
@@ -124,7 +124,7 @@ TEST_CASE("DorisWriter.prepareCommit stops every open load in sequence: drain, t
           "[connectors][conformance]") {
   model::DorisSystem doris(doris_spec());
   for (const char* t : {"a", "b", "c"}) doris.create_table(t);
-  model::DorisWriter w(sink_spec(), doris);
+  model::DorisWriter w(sink_spec(), doris, 0);
   for (const char* t : {"a", "b", "c"}) REQUIRE(w.write(0, t, kMiB / 10, 0) == 0);
   // Each load still holds ~100 KiB (10 ms at 10 MiB/s) when stopLoad closes it at 0; then 1 s.
   const auto prepared = w.prepare_commit(0, 1);
@@ -145,7 +145,7 @@ TEST_CASE("A load Doris cancels: with full buffers the writer parks for ever, wi
   SECTION("the buffer fills: write() never returns") {
     model::DorisSystem doris(spec);
     doris.create_table("t");
-    model::DorisWriter w(sink_spec(), doris);
+    model::DorisWriter w(sink_spec(), doris, 0);
     CHECK(w.write(0, "t", 8 * kMiB, 0) == kNever);
     const auto failure = w.take_failure();
     REQUIRE(failure);
@@ -160,7 +160,7 @@ TEST_CASE("A load Doris cancels: with full buffers the writer parks for ever, wi
     doris.create_table("a");
     doris.create_table("t");
     doris.reject_next_loads("t", 1, "errCode = 2, detailMessage = current running txns on db 1 is 100");
-    model::DorisWriter w(sink_spec(), doris);
+    model::DorisWriter w(sink_spec(), doris, 0);
     CHECK(w.write(0, "a", kMiB, 0) == 0);  // admitted, stopped first
     CHECK(w.write(0, "t", kMiB, 0) == 0);
     CHECK(doris.running_txns() == 1);
@@ -175,7 +175,7 @@ TEST_CASE("A load Doris cancels: with full buffers the writer parks for ever, wi
   SECTION("a table dropped under an open load") {
     model::DorisSystem doris(spec);
     doris.create_table("t");
-    model::DorisWriter w(sink_spec(), doris);
+    model::DorisWriter w(sink_spec(), doris, 0);
     CHECK(w.write(0, "t", 2 * kMiB, 0) == 0);
     doris.drop_table("t");
     w.table_dropped(milliseconds(10), "t");

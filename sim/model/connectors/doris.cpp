@@ -141,6 +141,7 @@ void DorisSystem::rename_table(const std::string& from, const std::string& to) {
 }
 
 void DorisSystem::drop_database() {
+  labels_.clear();  // a recreated database is a new database id: no labels
   // DROP DATABASE ... FORCE: tables and the database's transactions and labels are gone.
   tables_.clear();
   rejections_.clear();
@@ -151,7 +152,13 @@ bool DorisSystem::table_exists(const std::string& table) const { return tables_.
 // ---------------------------------------------------------------------------------------------
 // DorisWriter
 
-DorisWriter::DorisWriter(const DorisSinkSpec& spec, DorisSystem& doris) : spec_(spec), doris_(doris) {}
+DorisWriter::DorisWriter(const DorisSinkSpec& spec, DorisSystem& doris, int subtask)
+    : spec_(spec), doris_(doris), subtask_(subtask) {}
+
+bool DorisSystem::label_used(SimTime now, const std::string& label) const {
+  const auto it = labels_.find(label);
+  return it != labels_.end() && now - it->second < spec_.label_retention;
+}
 
 DorisWriter::Load& DorisWriter::load(const std::string& table) {
   for (Load& l : loads_)
@@ -287,6 +294,7 @@ DorisWriter::Prepared DorisWriter::prepare_commit(SimTime now, std::int64_t id) 
     l.open = false;
     if (spec_.two_phase_commit()) {
       ++committed;  // precommitted: the transaction runs until the committer commits it
+      doris_.use_label(t, label(l.table, subtask_, id));
     } else {
       doris_.end_txn();
       doris_.add_version(t, l.table);

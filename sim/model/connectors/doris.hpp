@@ -69,6 +69,10 @@ class DorisSystem {
   void rename_table(const std::string& from, const std::string& to);
   void drop_database();
   bool table_exists(const std::string& table) const;
+  // Labels of precommitted (2PC) loads; Doris keeps a finished load's label for
+  // streaming_label_keep_max_second.
+  void use_label(SimTime now, const std::string& label) { labels_[label] = now; }
+  bool label_used(SimTime now, const std::string& label) const;
 
  private:
   struct Table {
@@ -82,11 +86,12 @@ class DorisSystem {
   std::map<std::string, Table> tables_;
   int running_txns_ = 0;
   std::map<std::string, std::pair<int, std::string>> rejections_;  // table -> (count, error)
+  std::map<std::string, SimTime> labels_;  // label -> when its load finished
 };
 
 class DorisWriter {
  public:
-  DorisWriter(const DorisSinkSpec& spec, DorisSystem& doris);
+  DorisWriter(const DorisSinkSpec& spec, DorisSystem& doris, int subtask);
 
   // Why a load failed; the writer learns of it only through the checker thread.
   struct Failure {
@@ -153,6 +158,7 @@ class DorisWriter {
 
   DorisSinkSpec spec_;
   DorisSystem& doris_;
+  int subtask_ = 0;
   std::vector<Load> loads_;                 // this interval's loads, in opening order
   std::vector<std::pair<std::int64_t, int>> precommitted_;  // (checkpoint, transactions)
   std::optional<Failure> first_failure_;

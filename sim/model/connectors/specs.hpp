@@ -39,6 +39,8 @@ struct DorisSystemSpec {
   // 0 = no limit.
   std::int64_t max_load_bytes = 0;
   std::vector<std::string> tables;                      // tables that exist at the start
+  // FE streaming_label_keep_max_second: how long a finished stream load's label is remembered.
+  core::Duration label_retention = core::kHour * 12;
 };
 
 // A Kafka cluster as transactional producers see it (broker configuration names).
