@@ -83,6 +83,26 @@ job:
 )" + extra;
 }
 
+// Source -> exactly-once Kafka sink, checkpoints every 10 s, restarts after 30 s; `extra` adds
+// top-level keys (a cluster, a timeline).
+std::string kafka_pipeline(const std::string& timeout, const std::string& extra) {
+  return R"(
+duration: 3 min
+flink:
+  execution.checkpointing.interval: 10 s
+  restart-strategy: fixed-delay
+  restart-strategy.fixed-delay.delay: 30 s
+systems: {kafka: {kind: kafka}}
+job:
+  vertices:
+    - {name: Source, rate: 100 records/s}
+    - name: "Sink: out"
+      input: Source
+      connector: kafka
+      options: {sink.delivery-guarantee: exactly-once, properties.transaction.timeout.ms: )" +
+         timeout + "}\n" + extra;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -510,33 +530,15 @@ TEST_CASE("Kafka: a restore commits the restored transactions again; those older
           "[connectors][conformance]") {
   // Checkpoints every 10 s; a task failure at 63 s and a 30 s restart delay. Each transaction
   // is committed when the next checkpoint completes, about 10 s after it opened.
-  const std::string text = R"(
-duration: 3 min
-flink:
-  execution.checkpointing.interval: 10 s
-  restart-strategy: fixed-delay
-  restart-strategy.fixed-delay.delay: 30 s
-systems: {kafka: {kind: kafka}}
-job:
-  vertices:
-    - {name: Source, rate: 100 records/s}
-    - name: "Sink: out"
-      input: Source
-      connector: kafka
-      options: {sink.delivery-guarantee: exactly-once, properties.transaction.timeout.ms: 25 s}
-timeline:
-  - {at: 63 s, do: fail-task, vertex: "Sink: out"}
-)";
+  const std::string failure = "timeline: [{at: 63 s, do: fail-task, vertex: \"Sink: out\"}]\n";
   // With a 25 s timeout every commit is in time; the failure aborts only the open transaction,
   // whose records are replayed from the restored checkpoint.
-  const run::RunResult r = run_text(text);
+  const run::RunResult r = run_text(kafka_pipeline("25 s", failure));
   CHECK(r.failovers == 1);
   CHECK(r.lost_records == 0);  // every transaction was committed before the failure
   // With a 5 s timeout, every transaction (about 10 s old at its commit) is lost, before and
   // after the failover.
-  const run::RunResult short_timeout = run_text(
-      text, {"job.vertices[Sink: out].options={sink.delivery-guarantee: exactly-once, "
-             "properties.transaction.timeout.ms: 5 s}"});
+  const run::RunResult short_timeout = run_text(kafka_pipeline("5 s", failure));
   CHECK(short_timeout.lost_records > 10'000);
   CHECK(short_timeout.failovers == 1);
 }
@@ -547,30 +549,13 @@ TEST_CASE("Kafka: a failure between a checkpoint's completion and its notificati
   // Notifications take 2 s; checkpoint 6 completes at 57.9 s and the task fails at 58.5 s,
   // before notifyCheckpointComplete(6) arrives. The restart waits 30 s: at ~89 s the restored
   // committable of checkpoint 6 (opened ~48 s) is ~41 s old.
-  const std::string text = R"(
-duration: 2 min
-flink:
-  execution.checkpointing.interval: 10 s
-  restart-strategy: fixed-delay
-  restart-strategy.fixed-delay.delay: 30 s
-cluster: {rpc-latency: 2 s}
-systems: {kafka: {kind: kafka}}
-job:
-  vertices:
-    - {name: Source, rate: 100 records/s}
-    - name: "Sink: out"
-      input: Source
-      connector: kafka
-      options: {sink.delivery-guarantee: exactly-once, properties.transaction.timeout.ms: 60 s}
-timeline:
-  - {at: 58500 ms, do: fail-task, vertex: "Sink: out"}
-)";
-  const run::RunResult in_time = run_text(text);
+  const std::string failure =
+      "cluster: {rpc-latency: 2 s}\n"
+      "timeline: [{at: 58500 ms, do: fail-task, vertex: \"Sink: out\"}]\n";
+  const run::RunResult in_time = run_text(kafka_pipeline("60 s", failure));
   CHECK(in_time.lost_records == 0);
   CHECK(count_events(in_time, model::ConnectorEvent::Kind::kafka_txn_recommitted) == 1);
-  const run::RunResult too_late = run_text(
-      text, {"job.vertices[Sink: out].options={sink.delivery-guarantee: exactly-once, "
-             "properties.transaction.timeout.ms: 25 s}"});
+  const run::RunResult too_late = run_text(kafka_pipeline("25 s", failure));
   CHECK(count_events(too_late, model::ConnectorEvent::Kind::kafka_txn_recommitted) == 0);
   CHECK(count_events(too_late, model::ConnectorEvent::Kind::kafka_txn_lost) == 1);
   CHECK(too_late.lost_records == Approx(1000).margin(50));  // ~10 s of 100 records/s
