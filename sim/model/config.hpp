@@ -196,6 +196,7 @@ enum class ActionKind {
                           // (or for `duration`) (field B2)
   gc_pause,               // every task thread on TaskManager `taskmanager` stops for `duration`
   lose_taskmanager,       // TaskManager `taskmanager` dies; its tasks fail after heartbeat.timeout
+  fire_timers,            // every subtask of `vertex` fires `count` timers of `duration` each
   // External systems (MODEL.md section 9): `system` names the system (doris, mysql).
   slow_down,              // the system serves at `factor` of its speed for `duration` (0 = stall)
   reject_load,            // Doris answers the next `count` loads of `table` with `error`
@@ -235,6 +236,7 @@ struct TimelineAction {
   std::string error;
   double rate = 0;                            // set_rate: records per second per subtask
   int taskmanager = 0;                        // gc_pause / lose_taskmanager: 0-based
+  std::int64_t timers = 0;                    // fire_timers: how many per subtask
 };
 
 struct JobManagerSpec {

@@ -348,6 +348,11 @@ void JobMaster::run_action(const TimelineAction& a) {
         tasks_.hold_checkpoint_lock(task, a.duration);
       return;
     }
+    case ActionKind::fire_timers: {
+      const int task = task_of_operator(scenario_.job, a.vertex);
+      if (task >= 0) tasks_.fire_timers(task, a.timers, *a.duration);
+      return;
+    }
     case ActionKind::reject_load:
     case ActionKind::create_table:
     case ActionKind::drop_table:

@@ -395,6 +395,20 @@ void TaskRuntime::set_source_rate(int v, double records_per_second) {
     wake(first + i);
 }
 
+void TaskRuntime::run_long_mail(int id, Duration length) {
+  // The mail runs after the step in progress and holds the thread for its duration.
+  Subtask& s = sub(id);
+  s.mail_busy_until = std::max(sim_.now(), s.mail_busy_until) + length;
+  update_thread_state(s);
+  sim_.schedule_at(s.mail_busy_until, this, kWake, arg(id));
+}
+
+void TaskRuntime::fire_timers(int v, std::int64_t count, Duration cost) {
+  const int first = vertex_first_[static_cast<std::size_t>(v)];
+  for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i)
+    if (sub(first + i).state == ExecutionState::running) run_long_mail(first + i, count * cost);
+}
+
 void TaskRuntime::hold_checkpoint_lock(int v, std::optional<Duration> length) {
   // A legacy source entering a branch that takes the checkpoint lock (DebeziumChangeConsumer's
   // snapshot branch, field B2): triggers wait until it lets go.

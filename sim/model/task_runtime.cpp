@@ -1669,12 +1669,8 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       if (rpc.complete && writers_[static_cast<std::size_t>(rpc.subtask)])
         writers_[static_cast<std::size_t>(rpc.subtask)]->commit(sim_.now(), rpc.id);
       if (rpc.complete) kafka_commit(rpc.subtask, rpc.id);
-      if (rpc.complete && vertex(s).notify_complete > 0) {
-        // The mail runs after the step in progress and holds the thread for its duration.
-        s.mail_busy_until = std::max(sim_.now(), s.mail_busy_until) + vertex(s).notify_complete;
-        update_thread_state(s);
-        sim_.schedule_at(s.mail_busy_until, this, kWake, arg(rpc.subtask));
-      }
+      if (rpc.complete && vertex(s).notify_complete > 0)
+        run_long_mail(rpc.subtask, vertex(s).notify_complete);
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
         auto it = s.snapshot_sizes.find(rpc.id);
         if (it != s.snapshot_sizes.end()) s.confirmed_state_size = it->second;

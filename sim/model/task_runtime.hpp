@@ -66,6 +66,9 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   // A legacy source takes the checkpoint lock until its next record (length: none) or for
   // `length`.
   void hold_checkpoint_lock(int vertex, std::optional<Duration> length);
+  // Every subtask of `vertex` fires `count` timers at once, `cost` each (a window closing for
+  // many keys): one long burst of work on the task thread.
+  void fire_timers(int vertex, std::int64_t count, Duration cost);
   // How long the split enumerator of CDC source `vertex` is still busy with split queries.
   Duration cdc_enumerator_busy(int vertex) const;
   // The TaskManager (0-based) a subtask runs on: Flink's default slot sharing puts subtask i of
@@ -375,6 +378,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   static constexpr std::int32_t kNoTable = -1;
   static constexpr std::int32_t kAllTables = -2;
   double source_rate(const Subtask& s) const;
+  // A mail that holds the task thread for `length` (notifyCheckpointComplete, a timer burst).
+  void run_long_mail(int id, Duration length);
   // A source subtask without a partition: a legacy one finishes (EndOfPartition downstream).
   bool has_no_partition(const Subtask& s) const;
   // A Kafka reader's lag when (re)deployed: its share of the configured lag on the first start;

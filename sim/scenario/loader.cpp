@@ -492,6 +492,7 @@ const std::vector<ActionInfo>& actions() {
       {"hold-checkpoint-lock", ActionKind::hold_checkpoint_lock, {"vertex", "for"}},
       {"gc-pause", ActionKind::gc_pause, {"taskmanager", "for"}},
       {"lose-taskmanager", ActionKind::lose_taskmanager, {"taskmanager"}},
+      {"fire-timers", ActionKind::fire_timers, {"vertex", "count", "cost"}},
   };
   return list;
 }
@@ -604,6 +605,12 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
       if (auto name = detail::read_string(ctx, e.value)) action.vertex = *name;
     } else if (e.key == "subtask") {
       if (auto subtask = detail::read_int(ctx, e.value, "subtask", 0)) action.subtask = *subtask;
+    } else if (e.key == "count") {
+      if (auto n = detail::read_int64(ctx, e.value, "count", 1,
+                                      std::numeric_limits<std::int64_t>::max()))
+        action.timers = *n;
+    } else if (e.key == "cost") {
+      if (auto d = detail::read_duration(ctx, e.value)) action.duration = *d;
     } else if (e.key == "rate") {
       if (auto r = detail::read_rate(ctx, e.value, false)) action.rate = *r;
     } else if (e.key == "taskmanager") {
@@ -634,12 +641,19 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
     ctx.error(item.loc, "'gc-pause' needs 'for'", "write e.g. 'for: 20 s'");
     ok = false;
   }
+  if (info != nullptr && info->kind == K::fire_timers &&
+      (item.find("count") == nullptr || item.find("cost") == nullptr)) {
+    ctx.error(item.loc, "'fire-timers' needs 'count' and 'cost'",
+              "write e.g. 'count: 200000, cost: 20 us' (per subtask, per timer)");
+    ok = false;
+  }
   if (info != nullptr && info->kind == K::set_rate && item.find("rate") == nullptr) {
     ctx.error(item.loc, "'set-rate' needs a 'rate'", "write e.g. 'rate: 0 records/s'");
     ok = false;
   }
   if (info != nullptr && (info->kind == K::stall || info->kind == K::fail_task ||
-                          info->kind == K::set_rate || info->kind == K::hold_checkpoint_lock)) {
+                          info->kind == K::set_rate || info->kind == K::hold_checkpoint_lock ||
+                          info->kind == K::fire_timers)) {
     if (vertex_entry == nullptr) {
       ctx.error(item.loc, "'" + info->name + "' needs a 'vertex'",
                 "vertices: " + detail::join(vertex_names(job), ", "));
