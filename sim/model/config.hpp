@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -227,6 +228,9 @@ struct TimelineAction {
   // start
   StartState start_state = StartState::latest_savepoint;
   std::int64_t checkpoint_id = 0;
+  // start with changed configuration: the checkpointing and restart options of the new
+  // submission (the rest of the Flink configuration stays as it was).
+  std::shared_ptr<const FlinkConfig> flink;
   // external systems
   std::string system;
   std::string table;

@@ -65,7 +65,7 @@ void JobMaster::transition(JobStatus to) {
   observer_.job_status_changed(sim_.now(), from, to);
   // CheckpointCoordinatorDeActivator: RUNNING starts periodic checkpointing, anything else
   // stops it (only when periodic checkpointing is configured).
-  if (!coordinator_ || !scenario_.flink.checkpointing.interval) return;
+  if (!coordinator_ || !flink().checkpointing.interval) return;
   if (to == JobStatus::running)
     coordinator_->start_checkpoint_scheduler();
   else
@@ -79,7 +79,7 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   tasks_.job_submitted();
   if (coordinator_) finished_coordinators_.push_back(std::move(coordinator_));
   CheckpointCoordinatorConfig cc;
-  cc.checkpointing = scenario_.flink.checkpointing;
+  cc.checkpointing = this->flink().checkpointing;
   cc.version = scenario_.flink.version;
   cc.master_steps = scenario_.jobmanager.master_steps;
   // A MySQL CDC source's split enumerator is an operator coordinator (SourceCoordinator).
@@ -93,8 +93,8 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   }
   master_steps_ = cc.master_steps;
   cc.job_id = job_id_;
-  cc.checkpoints_dir = scenario_.flink.checkpoints_dir;
-  cc.savepoints_dir = scenario_.flink.savepoints_dir;
+  cc.checkpoints_dir = this->flink().checkpoints_dir;
+  cc.savepoints_dir = this->flink().savepoints_dir;
   // Each submission has its own random streams, named after it (stable across runs).
   std::string coordinator_stream = "checkpoint-coordinator#";
   coordinator_stream += std::to_string(submission_);
@@ -102,7 +102,8 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   restart_stream += std::to_string(submission_);
   coordinator_ = std::make_unique<CheckpointCoordinator>(
       sim_, cc, *this, *this, observer_, core::RandomStream(scenario_.seed, coordinator_stream));
-  restart_strategy_ = create_restart_strategy(scenario_.flink,
+  tasks_.set_checkpointing(this->flink().checkpointing);
+  restart_strategy_ = create_restart_strategy(this->flink(),
                                               core::RandomStream(scenario_.seed, restart_stream));
   stop_request_.reset();
   cancel_done_ = backoff_done_ = false;
@@ -133,7 +134,7 @@ std::optional<std::string> JobMaster::task_to_trigger_not_running() {
 std::vector<TaskRef> JobMaster::tasks_to_wait_for() {
   // DefaultCheckpointPlanCalculator: finished tasks are not waited for (FLIP-147).
   std::vector<TaskRef> tasks = tasks_.all_tasks();
-  if (scenario_.flink.checkpointing.checkpoints_after_tasks_finish)
+  if (flink().checkpointing.checkpoints_after_tasks_finish)
     std::erase_if(tasks, [&](const TaskRef& t) { return tasks_.is_finished(t); });
   return tasks;
 }
@@ -322,6 +323,7 @@ void JobMaster::run_action(const TimelineAction& a) {
       return;
     case ActionKind::start:
       if (!is_globally_terminal(status_)) return;  // the job is still there
+      if (a.flink) flink_ = a.flink;
       submit(find_start_state(a));
       return;
     case ActionKind::fail_task:
@@ -405,7 +407,7 @@ void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
       break;
     case kStopFailed:
       stop_request_.reset();
-      if (status_ == JobStatus::running && scenario_.flink.checkpointing.interval)
+      if (status_ == JobStatus::running && flink().checkpointing.interval)
         coordinator_->start_checkpoint_scheduler();
       break;
   }

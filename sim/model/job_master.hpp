@@ -66,6 +66,8 @@ class JobMaster final : public core::EventHandler,
                                kRandomFailure, kHeartbeatTimeout };
 
   void submit(const CompletedCheckpoint* restore_from);
+  // The Flink configuration of the current submission (a start may change it).
+  const FlinkConfig& flink() const { return flink_ ? *flink_ : scenario_.flink; }
   void transition(JobStatus to);
   void handle_global_failure(const std::string& exception_class, const std::string& message,
                              std::optional<TaskRef> failed_task = std::nullopt);
@@ -94,6 +96,7 @@ class JobMaster final : public core::EventHandler,
   std::optional<CompletedCheckpoint> start_state_;
   core::RandomStream failure_rng_;
   std::vector<MasterStepSpec> master_steps_;  // of the current coordinator
+  std::shared_ptr<const FlinkConfig> flink_;  // the current submission's, if changed
 };
 
 }  // namespace ckptsim::model

@@ -55,6 +55,7 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
       kafka_[i].emplace(v.kafka_sink->transaction_timeout);
   }
   for (const VertexSpec& v : vertices) source_rates_.push_back(v.records_per_second);
+  checkpointing_ = scenario.flink.checkpointing;
   cdc_plans_.resize(vertices.size());
   cdc_split_done_.resize(vertices.size());
   cdc_enumerator_free_.assign(vertices.size(), 0);
@@ -184,7 +185,7 @@ bool TaskRuntime::is_finished(TaskRef t) const {
 bool TaskRuntime::all_sources_running(std::string* not_running) const {
   // FLIP-147 (execution.checkpointing.checkpoints-after-tasks-finish): finished sources are
   // left out of the plan; before it, or with it disabled, they abort the trigger.
-  const bool skip_finished = scenario_.flink.checkpointing.checkpoints_after_tasks_finish;
+  const bool skip_finished = checkpointing_.checkpoints_after_tasks_finish;
   for (const Subtask& s : subtasks_) {
     if (skip_finished && s.state == ExecutionState::finished) continue;
     if (is_source(s) && s.state != ExecutionState::running) {
@@ -558,7 +559,7 @@ void TaskRuntime::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   barrier.timestamp = timestamp;
   barrier.savepoint = props.is_savepoint();
   // CheckpointOptions.forConfig: savepoints are always aligned; at-least-once never blocks.
-  const CheckpointingConfig& cc = scenario_.flink.checkpointing;
+  const CheckpointingConfig& cc = checkpointing_;
   const bool exactly_once = cc.mode == CheckpointingMode::exactly_once;
   barrier.unaligned = !props.is_savepoint() && exactly_once && cc.unaligned &&
                       cc.aligned_checkpoint_timeout == 0;

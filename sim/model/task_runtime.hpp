@@ -59,6 +59,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::vector<ExecutionState> states() const;
   bool all_sources_running(std::string* not_running) const;
   bool is_finished(TaskRef t) const;
+  // The checkpointing options of the current submission (barrier kinds, finished tasks).
+  void set_checkpointing(const CheckpointingConfig& c) { checkpointing_ = c; }
   // Timeline operations on the task side.
   void stall_taskmanager(int tm, SimTime from, Duration length);
   std::optional<TaskRef> first_task_on(int tm) const;
@@ -427,6 +429,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::vector<std::optional<DorisWriter>> writers_;     // per subtask (Doris sinks)
   std::vector<std::optional<KafkaTransactions>> kafka_; // per subtask (exactly-once Kafka sinks)
   std::vector<double> source_rates_;                    // per vertex: records/s per subtask
+  CheckpointingConfig checkpointing_;
   // Per subtask slot, across attempts: the newest checkpoint whose Kafka transaction was
   // committed or found aborted (the broker's view; a restore does not undo it).
   std::vector<std::int64_t> kafka_committed_;

@@ -482,7 +482,7 @@ const std::vector<ActionInfo>& actions() {
   using model::ActionKind;
   static const std::vector<ActionInfo> list = {
       {"stop-with-savepoint", ActionKind::stop_with_savepoint, {}},
-      {"start", ActionKind::start, {"state"}},
+      {"start", ActionKind::start, {"state", "flink"}},
       {"trigger-savepoint", ActionKind::trigger_savepoint, {}},
       {"trigger-checkpoint", ActionKind::trigger_checkpoint, {}},
       {"stall", ActionKind::stall, {"vertex", "subtask", "for"}},
@@ -526,8 +526,49 @@ void read_start_state(Context& ctx, const Node& node, model::TimelineAction& act
   }
 }
 
+// `start` with `flink:`: the scenario's flink block with these keys laid over it, read again,
+// so the new submission's options are what Flink would resolve. Only the options the JobManager
+// reads at a submission (checkpointing, restart strategy, checkpoint directories) can change.
+void read_start_flink(Context& ctx, const Node& map, const model::Scenario& scenario,
+                      const Entry* flink_section, model::TimelineAction& action) {
+  if (!detail::expect_map(ctx, map, "a map of Flink options such as "
+                                    "'{execution.checkpointing.interval: 1 min}'"))
+    return;
+  Node merged;
+  merged.kind = Node::Kind::map;
+  merged.loc = map.loc;
+  if (flink_section != nullptr && flink_section->value.is_map()) merged = flink_section->value;
+  bool ok = true;
+  for (const Entry& e : map.entries) {
+    const bool allowed = e.key.starts_with("execution.checkpointing.") ||
+                         e.key.starts_with("restart-strategy") ||
+                         e.key == "state.checkpoints.dir" || e.key == "state.savepoints.dir" ||
+                         e.key == "execution.checkpointing.interval";
+    if (!allowed) {
+      ctx.error(e.key_loc, "'" + e.key + "' cannot change at a start in ckptsim",
+                "a start may change execution.checkpointing.*, restart-strategy.* and the "
+                "checkpoint directories");
+      ok = false;
+      continue;
+    }
+    auto it = std::find_if(merged.entries.begin(), merged.entries.end(),
+                           [&](const Entry& m) { return m.key == e.key; });
+    if (it != merged.entries.end())
+      it->value = e.value;
+    else
+      merged.entries.push_back(e);
+  }
+  if (!ok) return;
+  auto config = std::make_shared<model::FlinkConfig>();
+  std::optional<int> default_parallelism;
+  detail::read_flink(ctx, merged, *config, default_parallelism);
+  config->heartbeat_timeout = scenario.flink.heartbeat_timeout;
+  action.flink = std::move(config);
+}
+
 void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
-                 const model::Scenario& scenario, std::vector<model::TimelineAction>& out) {
+                 const model::Scenario& scenario, const Entry* flink_section,
+                 std::vector<model::TimelineAction>& out) {
   if (!detail::expect_map(ctx, item, "a timeline entry such as '{at: 10 min, do: cancel}'")) return;
   std::vector<std::string> action_names;
   std::vector<std::string> all_keys = {"at", "do"};
@@ -600,6 +641,8 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
     }
     if (e.key == "state") {
       read_start_state(ctx, e.value, action);
+    } else if (e.key == "flink") {
+      read_start_flink(ctx, e.value, scenario, flink_section, action);
     } else if (e.key == "vertex") {
       vertex_entry = &e;
       if (auto name = detail::read_string(ctx, e.value)) action.vertex = *name;
@@ -692,11 +735,11 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
 }
 
 void read_timeline(Context& ctx, const Entry& entry, const model::JobSpec& job,
-                   model::Scenario& scenario) {
+                   const Entry* flink_section, model::Scenario& scenario) {
   if (entry.value.is_null()) return;
   if (!detail::expect_sequence(ctx, entry.value, "a list of timeline entries")) return;
   for (const Node& item : entry.value.items)
-    read_action(ctx, item, job, scenario, scenario.timeline);
+    read_action(ctx, item, job, scenario, flink_section, scenario.timeline);
   std::stable_sort(
       scenario.timeline.begin(), scenario.timeline.end(),
       [](const model::TimelineAction& a, const model::TimelineAction& b) { return a.at < b.at; });
@@ -776,7 +819,7 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
     ctx.error(root.loc, "the scenario has no 'job'", kMinimalJobHint);
   else
     read_job(ctx, *job, default_parallelism, scenario.systems, scenario.job);
-  if (timeline != nullptr) read_timeline(ctx, *timeline, scenario.job, scenario);
+  if (timeline != nullptr) read_timeline(ctx, *timeline, scenario.job, flink, scenario);
   return scenario;
 }
 

@@ -628,3 +628,23 @@ job:
   for (const run::TaskSampleRow& row : latest.timeseries)
     if (row.vertex == 0 && row.end >= seconds(2)) CHECK(row.sample.records_in <= 1100);
 }
+
+TEST_CASE("A start may change the checkpointing options of the new submission",
+          "[timeline]") {
+  const run::RunResult r = run_text(R"(
+duration: 20 min
+flink: {execution: {checkpointing: {interval: 10 s}}}
+job:
+  vertices:
+    - {name: Source, rate: 100 records/s}
+    - {name: Sink, input: Source}
+timeline:
+  - {at: 5 min, do: stop-with-savepoint}
+  - {at: 6 min, do: start, state: savepoint, flink: {execution.checkpointing.interval: 1 min}}
+)");
+  // The latest submission checkpoints every minute: 13 or 14 checkpoints in its 14 minutes.
+  REQUIRE(r.checkpoints.size() >= 2);
+  for (std::size_t i = 1; i < r.checkpoints.size(); ++i)
+    CHECK(r.checkpoints[i].trigger_time - r.checkpoints[i - 1].trigger_time == core::minutes(1));
+  CHECK(r.earlier_checkpoints.size() >= 25);
+}
