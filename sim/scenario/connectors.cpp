@@ -29,6 +29,14 @@ std::optional<std::int64_t> read_count(Context& ctx, const Node& node, std::stri
   return std::nullopt;
 }
 
+// An option the connector knows but whose value does not change checkpoint timing.
+bool passive(const std::string& key, const std::vector<std::string>& names,
+             std::initializer_list<std::string_view> prefixes) {
+  if (std::find(names.begin(), names.end(), key) != names.end()) return true;
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](std::string_view p) { return key.starts_with(p); });
+}
+
 // Connector options that take milliseconds as a bare number (Doris's sink.check-interval: 0).
 std::optional<core::Duration> read_millis(Context& ctx, const Node& node) {
   if (node.is_scalar()) {
@@ -126,9 +134,7 @@ void read_kafka_source_options(Context& ctx, const Node& map, model::KafkaSource
         kafka.startup = *m;
     } else if (e.key == "topic") {
       if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
-    } else if (std::find(kKafkaPassive.begin(), kKafkaPassive.end(), e.key) ==
-                   kKafkaPassive.end() &&
-               !e.key.starts_with("properties.") && !e.key.starts_with("scan.")) {
+    } else if (!passive(e.key, kKafkaPassive, {"properties.", "scan."})) {
       unknown(ctx, e, "kafka option", known);
     }
   }
@@ -150,9 +156,7 @@ void read_kafka_sink_options(Context& ctx, const Node& map, model::KafkaSinkSpec
       if (auto d = read_millis(ctx, e.value)) kafka.transaction_timeout = *d;
     } else if (e.key == "topic") {
       if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
-    } else if (std::find(kKafkaPassive.begin(), kKafkaPassive.end(), e.key) ==
-                   kKafkaPassive.end() &&
-               !e.key.starts_with("properties.")) {
+    } else if (!passive(e.key, kKafkaPassive, {"properties."})) {
       unknown(ctx, e, "kafka option", known);
     }
   }
@@ -202,8 +206,7 @@ void read_cdc_options(Context& ctx, const Node& map, model::MySqlCdcSpec& cdc) {
     } else if (e.key == "scan.newly-added-table.enabled") {
       ctx.error(e.key_loc, "'scan.newly-added-table.enabled' is not modelled yet",
                 "remove it; newly added tables are read from the binlog only");
-    } else if (std::find(kCdcPassive.begin(), kCdcPassive.end(), e.key) == kCdcPassive.end() &&
-               !e.key.starts_with("debezium.") && !e.key.starts_with("jdbc.properties.")) {
+    } else if (!passive(e.key, kCdcPassive, {"debezium.", "jdbc.properties."})) {
       unknown(ctx, e, "mysql-cdc option", known);
     }
   }
@@ -227,9 +230,7 @@ void read_doris_options(Context& ctx, const Node& map, model::DorisSinkSpec& dor
     } else if (e.key == "sink.enable.batch-mode") {
       ctx.error(e.key_loc, "'sink.enable.batch-mode' is not modelled yet",
                 "remove it; the sink loads once per checkpoint interval");
-    } else if (std::find(kDorisPassive.begin(), kDorisPassive.end(), e.key) ==
-                   kDorisPassive.end() &&
-               !e.key.starts_with("sink.properties.")) {
+    } else if (!passive(e.key, kDorisPassive, {"sink.properties."})) {
       unknown(ctx, e, "doris option", known);
     }
   }
