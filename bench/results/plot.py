@@ -16,10 +16,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-W, H = 720, 460
-LEFT, RIGHT, TOP, BOTTOM = 80, 170, 50, 60
+W, H = 900, 500
+LEFT, RIGHT, TOP, BOTTOM = 80, 240, 50, 86
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
 TARGET_S_PER_MIN = 5.0
+YLABEL = "wall s per simulated minute (= wall min per simulated hour)"
 
 
 def load(path):
@@ -43,9 +44,10 @@ def load(path):
     return points
 
 
-def decades(lo, hi):
-    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    return 10.0 ** a, 10.0 ** b
+def steps(lo, hi):
+    """The range widened to the nearest 1-2-5 steps, so the data fills the plot."""
+    grid = [m * 10.0 ** e for e in range(-3, 7) for m in (1, 2, 5)]
+    return max(g for g in grid if g <= lo * 1.0001), min(g for g in grid if g >= hi * 0.9999)
 
 
 def ticks(lo, hi):
@@ -71,8 +73,8 @@ def fmt(v):
 class Chart:
     def __init__(self, title, xlabel, ylabel, xr, yr):
         self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
-        self.x0, self.x1 = decades(*xr)
-        self.y0, self.y1 = decades(*yr)
+        self.x0, self.x1 = steps(*xr)
+        self.y0, self.y1 = steps(*yr)
         self.parts = []
 
     def sx(self, x):
@@ -100,7 +102,7 @@ class Chart:
             p.append(f'<text x="{x_l - 6}" y="{y + 4:.1f}" text-anchor="end">{fmt(v)}</text>')
         p.append(f'<rect x="{x_l}" y="{y_t}" width="{x_r - x_l}" height="{y_b - y_t}" '
                  'fill="none" stroke="#333"/>')
-        p.append(f'<text x="{(x_l + x_r) / 2}" y="{H - 18}" text-anchor="middle">{self.xlabel}</text>')
+        p.append(f'<text x="{(x_l + x_r) / 2}" y="{y_b + 38}" text-anchor="middle">{self.xlabel}</text>')
         p.append(f'<text transform="translate(20,{(y_t + y_b) / 2}) rotate(-90)" '
                  f'text-anchor="middle">{self.ylabel}</text>')
         p.append(f'<text x="{W / 2}" y="24" text-anchor="middle" font-size="15" '
@@ -123,9 +125,12 @@ class Chart:
         for i, (x, y) in enumerate(pts):
             self.parts.append(f'<circle cx="{self.sx(x):.1f}" cy="{self.sy(y):.1f}" r="4" '
                               f'fill="{color}"/>')
-            if labels:
-                self.parts.append(f'<text x="{self.sx(x) + 6:.1f}" y="{self.sy(y) + 14:.1f}" '
-                                  f'font-size="10" fill="{color}">{labels[i]}</text>')
+            if labels:  # below right of the point, above left near the right edge
+                right = self.sx(x) > W - RIGHT - 60
+                self.parts.append(f'<text x="{self.sx(x) + (-8 if right else 6):.1f}" '
+                                  f'y="{self.sy(y) + (-6 if right else 14):.1f}" font-size="10" '
+                                  f'fill="{color}" text-anchor="{"end" if right else "start"}">'
+                                  f'{labels[i]}</text>')
 
     def legend(self, entries):
         x, y = W - RIGHT + 10, TOP + 10
@@ -136,9 +141,10 @@ class Chart:
                               f'stroke-width="2"{extra}/>')
             self.parts.append(f'<text x="{x + 28}" y="{yy + 4}">{label}</text>')
 
-    def note(self, text, line=0):
-        self.parts.append(f'<text x="{LEFT}" y="{H - 2 - 14 * line}" font-size="10" '
-                          f'fill="#555">{text}</text>')
+    def note(self, *lines):
+        for i, text in enumerate(lines):
+            self.parts.append(f'<text x="{LEFT}" y="{H - 26 + 14 * i}" font-size="10" '
+                              f'fill="#555">{text}</text>')
 
     def write(self, path):
         with open(path, "w") as f:
@@ -161,7 +167,7 @@ def volume_chart(points, out):
     ys = [y for s in series.values() for _, y, _, _ in s] + [TARGET_S_PER_MIN]
     c = Chart("Wall time against simulated data volume (4 stages, rebalance)",
               "data read by the sources per simulated minute (GB)",
-              "wall seconds per simulated minute", (min(xs), max(xs)), (min(ys), max(ys)))
+              YLABEL, (min(xs), max(xs)), (min(ys), max(ys)))
     c.axes()
     entries = []
     for i, (p, s) in enumerate(sorted(series.items())):
@@ -172,8 +178,10 @@ def volume_chart(points, out):
         entries.append((f"  ({'/'.join(str(t) for t in secs)} s simulated)", "none", None))
     c.hline(TARGET_S_PER_MIN, "target: 5 min/h", "#e08000")
     c.legend(entries)
-    c.note("labels: MB/s per source subtask; median of the repetitions in scale.csv, "
-           "normalised to one simulated minute; one core, see bench/README.md")
+    c.note("Labels: MB/s per source subtask (100 B records). Median of the repetitions in "
+           "scale.csv, normalised to one simulated minute;",
+           "the longest simulated duration of each point is used. One core of a shared 2-vCPU "
+           "VM; see bench/README.md, Scale.")
     c.write(out)
     return True
 
@@ -191,7 +199,7 @@ def parallelism_chart(points, out):
     quad = [(x, y0 * (x / x0) ** 2) for x in xs]
     ys += [y for _, y in quad] + [y for _, y in lin]
     c = Chart("Wall time against parallelism (4 stages, rebalance, 10 MB/s per source)",
-              "subtasks (4 x P)", "wall seconds per simulated minute",
+              "subtasks (4 x P)", YLABEL,
               (min(xs), max(xs)), (min(ys), max(ys)))
     c.axes()
     c.line(lin, "#999", "3,3", 1)
@@ -200,8 +208,10 @@ def parallelism_chart(points, out):
     c.hline(TARGET_S_PER_MIN, "target: 5 min/h", "#e08000")
     c.legend([("measured", COLORS[0], None), ("~ subtasks", "#999", "3,3"),
               ("~ subtasks\u00b2", "#555", "8,4")])
-    c.note("rebalance is all-to-all: 3 P\u00b2 channels; median of the repetitions in scale.csv, "
-           "normalised to one simulated minute; one core, see bench/README.md")
+    c.note("Rebalance is all-to-all: 3 P\u00b2 channels. Dotted and dashed lines: linear and "
+           "quadratic growth from the smallest point.",
+           "Median of the repetitions in scale.csv, normalised to one simulated minute. One core "
+           "of a shared 2-vCPU VM; see bench/README.md, Scale.")
     c.write(out)
     return True
 
