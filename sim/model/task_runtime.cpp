@@ -7,8 +7,12 @@
 #include "sim/model/task_runtime.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
 #include <utility>
 
 namespace ckptsim::model {
@@ -82,7 +86,7 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
     for (int i = 0; i < pu; ++i) {
       OutputGroup group;
       group.ship = ship;
-      group.next = static_cast<std::size_t>(i);
+      group.origin = static_cast<std::size_t>(i);
       for (int j = 0; j < pv; ++j) {
         if (ship == ShipStrategy::forward && i != j) continue;
         // RescalePartitioner / POINTWISE: each upstream feeds a contiguous range downstream.
@@ -94,6 +98,8 @@ TaskRuntime::TaskRuntime(core::Simulation& sim, const Scenario& scenario, Observ
         c.consumer = vertex_first_[v] + j;
         c.local = sub(c.producer).taskmanager == sub(c.consumer).taskmanager;
         c.input_index = static_cast<int>(sub(c.consumer).inputs.size());
+        c.output_group = static_cast<int>(sub(c.producer).outputs.size());
+        c.output_position = static_cast<int>(group.channels.size());
         const int id = static_cast<int>(channels_.size());
         channels_.push_back(c);
         group.channels.push_back(id);
@@ -212,6 +218,10 @@ std::int64_t TaskRuntime::records_received_by_sinks() const {
 
 std::int64_t TaskRuntime::records_in_flight() const {
   std::int64_t total = 0;
+  for (const Subtask& s : subtasks_)
+    for (const OutputGroup& g : s.outputs)
+      if (g.round_robin())  // written, not yet in a builder
+        total += g.written - std::accumulate(g.taken.begin(), g.taken.end(), std::int64_t{0});
   for (const Channel& c : channels_) {
     total += c.open_records;
     for (const Buffer& b : c.subpartition) total += b.records;
@@ -316,7 +326,19 @@ void TaskRuntime::recalculate_buffer_size(int id) {
       std::abs(1.0 - static_cast<double>(s.debloat_announced) / static_cast<double>(size)) * 100;
   if (size == s.debloat_announced || (change < f.debloat_threshold_percent && !at_bound)) return;
   s.debloat_announced = size;
-  for (int c : s.inputs) chan(c).buffer_size = size;  // announceBufferSize to the upstreams
+  for (int c : s.inputs) {  // announceBufferSize to the upstreams
+    Channel& ch = chan(c);
+    Subtask& producer = sub(ch.producer);
+    OutputGroup& g = producer.outputs[static_cast<std::size_t>(ch.output_group)];
+    if (!g.round_robin()) {
+      ch.buffer_size = size;
+      continue;
+    }
+    // The records written so far went into builders of the old size.
+    take_records(producer, g, ch.output_position);
+    ch.buffer_size = size;
+    update_fill_point(producer, g, ch.output_position);
+  }
 }
 
 std::int64_t TaskRuntime::buffer_size(TaskRef from, TaskRef to) const {
@@ -418,9 +440,13 @@ void TaskRuntime::clear_network() {
     c.drained_bytes = 0;
   }
   for (Subtask& s : subtasks_) {
+    s.with_data.reset(s.inputs.size());
+    s.wants_floating.reset(s.inputs.size());
     s.partition_buffers = 0;
     s.full_subpartitions = 0;
     s.floating_free = s.inputs.empty() ? 0 : std::max(0, f.floating_buffers_per_gate);
+    for (OutputGroup& g : s.outputs)  // round robin goes on where it was
+      if (g.round_robin()) reset_round_robin(s, g, g.origin + static_cast<std::size_t>(g.written));
   }
 }
 
@@ -446,6 +472,8 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
     fresh.index = s.index;
     fresh.taskmanager = s.taskmanager;
     fresh.inputs = s.inputs;
+    fresh.with_data.reset(s.inputs.size());  // the network was cleared
+    fresh.wants_floating.reset(s.inputs.size());
     fresh.outputs = s.outputs;
     fresh.pool_size = s.pool_size;
     fresh.floating_free = s.floating_free;
@@ -453,7 +481,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
     fresh.state = ExecutionState::created;
     fresh.barrier_seen.assign(s.inputs.size(), false);
     for (OutputGroup& g : fresh.outputs) {  // a new attempt starts with empty output state
-      g.next = static_cast<std::size_t>(s.index);
+      if (g.round_robin()) reset_round_robin(fresh, g, static_cast<std::size_t>(s.index));
       std::fill(g.carry.begin(), g.carry.end(), 0.0);
     }
     fresh.state_size = vertex(s).state_size;
@@ -605,6 +633,39 @@ void TaskRuntime::notify_checkpoint_aborted(std::int64_t id) {
 // ---------------------------------------------------------------------------------------------
 // Network
 
+int TaskRuntime::InputSet::next(std::size_t from) const {
+  const std::size_t n = words_.size();
+  if (n == 0) return -1;
+  std::size_t w = from / 64;
+  if (w >= n) w = 0, from = 0;
+  std::uint64_t bits = words_[w] & (~std::uint64_t{0} << (from % 64));
+  for (std::size_t step = 0; step <= n; ++step) {
+    if (bits) return static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+    w = w + 1 == n ? 0 : w + 1;
+    bits = words_[w];
+  }
+  return -1;
+}
+
+int TaskRuntime::InputSet::first_except(int except) const {
+  for (std::size_t w = 0; w < words_.size(); ++w) {
+    std::uint64_t bits = words_[w];
+    if (static_cast<std::size_t>(except) / 64 == w)
+      bits &= ~(std::uint64_t{1} << (static_cast<unsigned>(except) % 64));
+    if (bits) return static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+  }
+  return -1;
+}
+
+void TaskRuntime::note_received(const Channel& c) {
+  sub(c.consumer).with_data.set(c.input_index, !c.received.empty());
+}
+
+void TaskRuntime::note_floating_wish(const Channel& c) {
+  sub(c.consumer).wants_floating.set(c.input_index,
+                                     !c.local && c.backlog > c.credits && !c.blocked);
+}
+
 bool TaskRuntime::output_available(const Subtask& s) const {
   // LocalBufferPool availability: a free buffer in the pool and no subpartition holding
   // max-buffers-per-channel buffers (RecordWriter.isAvailable).
@@ -615,49 +676,117 @@ bool TaskRuntime::output_available(const Subtask& s) const {
 void TaskRuntime::write_records(Subtask& s, std::int64_t records) {
   if (records <= 0) return;
   s.sample.records_out += records;
+  const int id = vertex_first_[static_cast<std::size_t>(s.vertex)] + s.index;
   const std::int64_t record_size = std::max<std::int64_t>(1, vertex(s).record_size);
   for (OutputGroup& g : s.outputs) {
-    const auto n = static_cast<std::int64_t>(g.channels.size());
-    switch (g.ship) {
-      case ShipStrategy::forward:
-        append_to_builder(g.channels[0], records, record_size);
-        break;
-      case ShipStrategy::broadcast:
-        for (int c : g.channels) append_to_builder(c, records, record_size);
-        break;
-      case ShipStrategy::hash:
-        if (!g.weights.empty()) {
-          for (std::size_t k = 0; k < g.channels.size(); ++k) {
-            g.carry[k] += static_cast<double>(records) * g.weights[k];
-            const auto share = static_cast<std::int64_t>(std::floor(g.carry[k]));
-            g.carry[k] -= static_cast<double>(share);
-            if (share > 0) append_to_builder(g.channels[k], share, record_size);
-          }
-          break;
-        }
-        [[fallthrough]];
-      case ShipStrategy::rebalance:
-      case ShipStrategy::rescale: {
-        // Round robin record by record (RebalancePartitioner); uniform keys spread the same way.
-        const std::int64_t base = records / n;
-        const std::int64_t extra = records % n;
-        for (std::int64_t k = 0; k < n; ++k) {
-          const auto idx = static_cast<std::size_t>((static_cast<std::int64_t>(g.next) + k) % n);
-          const std::int64_t share = base + (k < extra ? 1 : 0);
-          if (share > 0) append_to_builder(g.channels[idx], share, record_size);
-        }
-        g.next = static_cast<std::size_t>((static_cast<std::int64_t>(g.next) + extra) % n);
-        break;
+    if (g.round_robin()) {
+      write_round_robin(s, id, g, records);
+    } else if (g.ship == ShipStrategy::hash) {  // skewed keys: each channel its share
+      for (std::size_t k = 0; k < g.channels.size(); ++k) {
+        g.carry[k] += static_cast<double>(records) * g.weights[k];
+        const auto share = static_cast<std::int64_t>(std::floor(g.carry[k]));
+        g.carry[k] -= static_cast<double>(share);
+        if (share > 0 && append_to_builder(g.channels[k], share, record_size))
+          schedule_flush(s, id);
       }
+    } else {  // forward (one channel) and broadcast: every channel all records
+      for (int c : g.channels)
+        if (append_to_builder(c, records, record_size)) schedule_flush(s, id);
     }
   }
-  if (scenario_.flink.buffer_timeout <= 0) {  // execution.buffer-timeout 0: flush every record
-    for (OutputGroup& g : s.outputs)
-      for (int c : g.channels) finish_builder(c);
-  }
+  if (scenario_.flink.buffer_timeout <= 0) close_builders(s, nullptr);  // execution.buffer-timeout 0
 }
 
-void TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int64_t record_size) {
+namespace {
+// Records round robin has given position k (counted from the group's origin) after `written`
+// records: the j in [0, written) with j = k mod n.
+std::int64_t round_robin_share(std::int64_t written, std::int64_t k, std::int64_t n) {
+  return written > k ? (written - k - 1) / n + 1 : 0;
+}
+constexpr auto kFillsFirst = std::greater<std::pair<std::int64_t, int>>{};
+}  // namespace
+
+void TaskRuntime::write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records) {
+  const auto n = static_cast<std::int64_t>(g.channels.size());
+  const std::int64_t before = g.written;
+  g.written += records;
+  // The positions whose builder fills in this write, in the order round robin reaches them
+  // (j: the record of this write that reaches the position first).
+  std::vector<std::pair<std::int64_t, int>>& filled = filled_scratch_;
+  filled.clear();
+  while (!g.fills.empty() && g.fills.front().first <= g.written) {
+    const auto [at, position] = g.fills.front();
+    std::pop_heap(g.fills.begin(), g.fills.end(), kFillsFirst);
+    g.fills.pop_back();
+    auto& current = g.fills_at[static_cast<std::size_t>(position)];
+    if (current != at) continue;  // stale
+    current = std::numeric_limits<std::int64_t>::max();
+    const auto k = static_cast<std::int64_t>(
+        (static_cast<std::size_t>(position) + g.channels.size() - g.origin) % g.channels.size());
+    filled.emplace_back(((k - before) % n + n) % n, position);
+  }
+  std::sort(filled.begin(), filled.end());
+  // Record by record, the flush timer starts at the first channel left with an open builder:
+  // any reached channel that did not fill, or a filled one with bytes left over.
+  const std::int64_t reached = std::min(records, n);
+  std::int64_t unfilled = 0;  // the first reached channel that does not fill
+  for (const auto& [j, position] : filled) {
+    if (j != unfilled) break;
+    ++unfilled;
+  }
+  for (const auto& [j, position] : filled) {
+    if (unfilled < j) schedule_flush(s, id);
+    if (take_records(s, g, position)) schedule_flush(s, id);
+    update_fill_point(s, g, position);
+  }
+  if (unfilled < reached) schedule_flush(s, id);
+}
+
+bool TaskRuntime::take_records(const Subtask& s, OutputGroup& g, int position) {
+  const auto pos = static_cast<std::size_t>(position);
+  const auto n = static_cast<std::int64_t>(g.channels.size());
+  const auto k = static_cast<std::int64_t>((pos + g.channels.size() - g.origin) % g.channels.size());
+  const std::int64_t due = round_robin_share(g.written, k, n) - g.taken[pos];
+  if (due <= 0) return chan(g.channels[pos]).open_bytes > 0;
+  g.taken[pos] += due;
+  return append_to_builder(g.channels[pos], due, std::max<std::int64_t>(1, vertex(s).record_size));
+}
+
+void TaskRuntime::update_fill_point(const Subtask& s, OutputGroup& g, int position) {
+  // The builder fills with the record that brings it to the buffer size: `need` more records
+  // to this position, the first of them at least.
+  const auto pos = static_cast<std::size_t>(position);
+  const Channel& c = chan(g.channels[pos]);
+  const std::int64_t record_size = std::max<std::int64_t>(1, vertex(s).record_size);
+  const std::int64_t room = c.buffer_size - c.open_bytes;
+  const std::int64_t need = room <= 0 ? 1 : (room + record_size - 1) / record_size;
+  const auto n = static_cast<std::int64_t>(g.channels.size());
+  const auto k = static_cast<std::int64_t>((pos + g.channels.size() - g.origin) % g.channels.size());
+  const std::int64_t at = k + (g.taken[pos] + need - 1) * n + 1;
+  g.fills_at[pos] = at;
+  if (g.fills.size() >= 4 * g.channels.size()) {  // mostly stale: rebuild
+    g.fills.clear();
+    for (std::size_t p = 0; p < g.fills_at.size(); ++p)
+      if (g.fills_at[p] != std::numeric_limits<std::int64_t>::max())
+        g.fills.emplace_back(g.fills_at[p], static_cast<int>(p));
+    std::make_heap(g.fills.begin(), g.fills.end(), kFillsFirst);
+    return;
+  }
+  g.fills.emplace_back(at, position);
+  std::push_heap(g.fills.begin(), g.fills.end(), kFillsFirst);
+}
+
+void TaskRuntime::reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t origin) {
+  const std::size_t n = g.channels.size();
+  g.origin = origin % n;
+  g.written = 0;
+  g.taken.assign(n, 0);
+  g.fills_at.assign(n, 0);
+  g.fills.clear();
+  for (std::size_t p = 0; p < n; ++p) update_fill_point(s, g, static_cast<int>(p));
+}
+
+bool TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int64_t record_size) {
   Channel& c = chan(channel);
   const std::int64_t segment = c.buffer_size;
   c.open_records += records;
@@ -678,7 +807,7 @@ void TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int6
     }
     add_to_subpartition(channel, b);
   }
-  if (c.open_bytes > 0) schedule_flush(sub(c.producer), c.producer);
+  return c.open_bytes > 0;
 }
 
 void TaskRuntime::finish_builder(int channel) {
@@ -697,15 +826,19 @@ void TaskRuntime::schedule_flush(Subtask& s, int id) {
   sim_.schedule_in(scenario_.flink.buffer_timeout, this, kFlush, arg(id));
 }
 
-std::int64_t TaskRuntime::broadcast_event(Subtask& s, const Buffer& event) {
-  // BufferWritingResultPartition.broadcastEvent finishes the open builders first, so the event
+std::int64_t TaskRuntime::close_builders(Subtask& s, const Buffer* event) {
+  // BufferWritingResultPartition.broadcastEvent finishes the open builders first, so an event
   // queues right behind the data written before it (or, unaligned, overtakes all of it).
   std::int64_t persisted = 0;
-  for (OutputGroup& g : s.outputs)
-    for (int c : g.channels) {
-      finish_builder(c);
-      persisted += add_to_subpartition(c, event);
+  for (OutputGroup& g : s.outputs) {
+    for (std::size_t p = 0; p < g.channels.size(); ++p) {
+      if (g.round_robin()) take_records(s, g, static_cast<int>(p));
+      finish_builder(g.channels[p]);
+      if (event) persisted += add_to_subpartition(g.channels[p], *event);
     }
+    if (g.round_robin())
+      for (std::size_t p = 0; p < g.channels.size(); ++p) update_fill_point(s, g, static_cast<int>(p));
+  }
   return persisted;
 }
 
@@ -739,6 +872,7 @@ void TaskRuntime::change_backlog(Channel& c, int delta) {
   p.partition_buffers += delta;
   const bool full = cap > 0 && c.backlog >= cap;
   if (full != was_full) p.full_subpartitions += full ? 1 : -1;
+  note_floating_wish(c);
 }
 
 void TaskRuntime::request_floating(int channel) {
@@ -751,6 +885,7 @@ void TaskRuntime::request_floating(int channel) {
     ++c.floating;
     ++c.credits;
   }
+  note_floating_wish(c);
 }
 
 void TaskRuntime::pump(int channel) {
@@ -799,6 +934,8 @@ void TaskRuntime::pump(int channel) {
     moved = true;
     if (blocks) c.blocked = true;
   }
+  note_received(c);
+  note_floating_wish(c);
   if (moved) {
     wake(c.consumer);
     if (sub(c.producer).waiting_output) wake(c.producer);
@@ -813,13 +950,10 @@ void TaskRuntime::recycle(int channel) {
   if (!c.local && c.floating > 0 && c.backlog <= c.credits) {
     --c.floating;
     ++consumer.floating_free;
-    for (int other : consumer.inputs) {
-      Channel& o = chan(other);
-      if (other != channel && !o.local && o.backlog > o.credits && !o.blocked) {
-        pump(other);
-        break;
-      }
-    }
+    note_floating_wish(c);
+    // The first other channel waiting for a floating buffer gets it.
+    const int other = consumer.wants_floating.first_except(c.input_index);
+    if (other >= 0) pump(consumer.inputs[static_cast<std::size_t>(other)]);
     return;
   }
   ++c.credits;
@@ -1037,14 +1171,15 @@ void TaskRuntime::progress(int id) {
     start_processing(id, rest);
     return;
   }
-  const std::size_t n = s.inputs.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    const int c = s.inputs[(s.next_input + k) % n];
+  // Round robin over the input channels that hold something.
+  const int next = s.with_data.next(s.next_input);
+  if (next >= 0) {
+    const int c = s.inputs[static_cast<std::size_t>(next)];
     Channel& ch = chan(c);
-    if (ch.received.empty()) continue;
-    s.next_input = (s.next_input + k + 1) % n;
+    s.next_input = (static_cast<std::size_t>(next) + 1) % s.inputs.size();
     const Buffer b = ch.received.front();
     ch.received.pop_front();
+    note_received(ch);
     switch (b.kind) {
       case Buffer::Kind::data: {
         ch.received_bytes -= b.bytes;
@@ -1110,6 +1245,7 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
     as_unaligned.unaligned = true;
     as_unaligned.aligned = false;
     chan(channel).blocked = false;  // it was handed out as an aligned barrier
+    note_floating_wish(chan(channel));
     if (cp == s.current_checkpoint && s.checkpoint_pending) switch_to_unaligned(id, cp);
     process_unaligned_barrier(id, channel, as_unaligned);
     return;
@@ -1160,7 +1296,7 @@ void TaskRuntime::abort_alignment(int id, std::int64_t checkpoint, CheckpointFai
   Buffer marker;
   marker.kind = Buffer::Kind::cancel_marker;
   marker.checkpoint_id = checkpoint;
-  broadcast_event(s, marker);
+  close_builders(s, &marker);
 }
 
 void TaskRuntime::process_cancel_marker(int id, const Buffer& marker) {
@@ -1190,7 +1326,7 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
     Buffer marker;
     marker.kind = Buffer::Kind::cancel_marker;
     marker.checkpoint_id = cp;
-    broadcast_event(s, marker);
+    close_builders(s, &marker);
     unblock_all_inputs(s);
     wake(id);
     return;
@@ -1226,7 +1362,7 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
     }
     pre_barrier = prepared.took;
   }
-  const std::int64_t persisted_output = broadcast_event(s, barrier);  // before the sync (R2)
+  const std::int64_t persisted_output = close_builders(s, &barrier);  // before the sync (R2)
   sync_phases_[static_cast<std::size_t>(id)] =
       SyncPhase{barrier, started, alignment, processed, persisted_input + persisted_output};
   sync_phases_[static_cast<std::size_t>(id)].pre_barrier = pre_barrier;
@@ -1281,14 +1417,15 @@ void TaskRuntime::switch_to_unaligned(int id, std::int64_t cp) {
     if (s.checkpoint_pending && s.current_checkpoint == cp &&
         s.barrier_seen[static_cast<std::size_t>(ch.input_index)])
       continue;
-    for (auto it = ch.received.begin(); it != ch.received.end(); ++it) {
-      if (it->kind == Buffer::Kind::barrier && it->checkpoint_id == cp) {
-        Buffer b = *it;
+    for (std::size_t i = 0; i < ch.received.size(); ++i) {
+      if (ch.received[i].kind == Buffer::Kind::barrier && ch.received[i].checkpoint_id == cp) {
+        Buffer b = ch.received[i];
         b.unaligned = true;
         b.aligned = false;
-        ch.received.erase(it);
+        ch.received.erase(i);
         ch.received.push_front(b);
         ch.blocked = false;
+        note_floating_wish(ch);
         ++s.priority_pending;
         break;
       }
@@ -1318,13 +1455,14 @@ void TaskRuntime::convert_output_barriers(int id, std::int64_t cp) {
   for (const OutputGroup& g : s.outputs)
     for (int c : g.channels) {
       Channel& ch = chan(c);
-      for (auto it = ch.subpartition.begin(); it != ch.subpartition.end(); ++it) {
-        if (it->kind != Buffer::Kind::barrier || it->checkpoint_id != cp) {
-          if (it->kind == Buffer::Kind::data) persisted += it->bytes;
+      for (std::size_t i = 0; i < ch.subpartition.size(); ++i) {
+        const Buffer& queued = ch.subpartition[i];
+        if (queued.kind != Buffer::Kind::barrier || queued.checkpoint_id != cp) {
+          if (queued.kind == Buffer::Kind::data) persisted += queued.bytes;
           continue;
         }
-        Buffer b = *it;
-        ch.subpartition.erase(it);
+        Buffer b = queued;
+        ch.subpartition.erase(i);
         b.unaligned = true;
         b.aligned = false;
         b.timeoutable = false;
@@ -1456,6 +1594,7 @@ bool TaskRuntime::process_priority_event(int id) {
     if (head.kind != Buffer::Kind::barrier || !head.unaligned) continue;
     const Buffer b = head;
     ch.received.pop_front();
+    note_received(ch);
     --s.priority_pending;
     process_unaligned_barrier(id, c, b);
     return true;
@@ -1616,8 +1755,7 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       if (!current(a)) return;
       Subtask& s = sub(subtask_of(a));
       s.flush_scheduled = false;
-      for (OutputGroup& g : s.outputs)
-        for (int c : g.channels) finish_builder(c);
+      close_builders(s, nullptr);
       return;
     }
     case kProcessDone: {

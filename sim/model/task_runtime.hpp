@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/core/random.hpp"
+#include "sim/core/ring_queue.hpp"
 #include "sim/core/simulation.hpp"
 #include "sim/model/checkpoint_coordinator.hpp"
 #include "sim/model/checkpoint_storage.hpp"
@@ -160,10 +161,12 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     int producer = 0;
     int consumer = 0;
     int input_index = 0;           // position in the consumer's inputs
+    int output_group = 0;          // the producer's OutputGroup holding this channel ...
+    int output_position = 0;       // ... and its position there
     bool local = false;            // same TaskManager: no credits beyond the subpartition
-    std::deque<Buffer> subpartition;
+    core::RingQueue<Buffer> subpartition;
     int backlog = 0;               // data buffers in the subpartition
-    std::deque<Buffer> received;
+    core::RingQueue<Buffer> received;
     std::int64_t received_bytes = 0;  // data bytes in `received`
     std::int64_t open_bytes = 0;   // the BufferBuilder being filled
     std::int64_t open_records = 0;
@@ -188,9 +191,21 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   struct OutputGroup {  // the subpartitions to one downstream vertex
     ShipStrategy ship = ShipStrategy::forward;
     std::vector<int> channels;
-    std::size_t next = 0;          // round-robin position
     std::vector<double> weights;   // hash edges with skewed keys: share of each channel
     std::vector<double> carry;     // fractional records owed to each channel
+    // Round robin (rebalance, rescale, uniform keys), record by record as RebalancePartitioner,
+    // written lazily: records are only counted here and reach a channel's BufferBuilder when it
+    // fills, or before anything reads the builders (flush, event, new buffer size). The buffers
+    // and their times are those of writing record by record, at a cost per buffer, not per
+    // record (issue 3: cost follows buffers, not records).
+    std::size_t origin = 0;             // the position that got the first record
+    std::int64_t written = 0;           // records written to the group since then
+    std::vector<std::int64_t> taken;    // per position: records handed to its builder
+    std::vector<std::int64_t> fills_at; // per position: `written` at which its builder fills
+    // (fills_at, position), smallest first; entries whose fills_at changed since are stale.
+    std::vector<std::pair<std::int64_t, int>> fills;
+    bool round_robin() const { return ship != ShipStrategy::forward &&
+                                      ship != ShipStrategy::broadcast && weights.empty(); }
   };
   struct SyncPhase {  // a subtask's checkpoint between barrier broadcast and sync end
     Buffer barrier;
@@ -206,6 +221,23 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::int64_t upload_remaining(TaskRef task) const;
  private:
   enum class ThreadState : std::uint8_t { idle, busy, back_pressured };
+  // A set of a subtask's input channels by input index: round-robin look-ups in O(P / 64).
+  class InputSet {
+   public:
+    void reset(std::size_t n) { words_.assign((n + 63) / 64, 0); }
+    void set(int i, bool member) {
+      const std::uint64_t bit = std::uint64_t{1} << (static_cast<unsigned>(i) % 64);
+      auto& w = words_[static_cast<std::size_t>(i) / 64];
+      w = member ? (w | bit) : (w & ~bit);
+    }
+    // The first member at or after `from`, wrapping around; -1 if the set is empty.
+    int next(std::size_t from) const;
+    // The first member other than `except`; -1 if none.
+    int first_except(int except) const;
+
+   private:
+    std::vector<std::uint64_t> words_;
+  };
   struct Subtask {
     int vertex = 0;
     int index = 0;
@@ -213,6 +245,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     int taskmanager = 0;
     ExecutionState state = ExecutionState::created;
     std::vector<int> inputs;       // channel ids
+    InputSet with_data;            // inputs whose input channel holds buffers or events
+    InputSet wants_floating;       // remote inputs with more backlog than credits, not blocked
     std::vector<OutputGroup> outputs;
     int partition_buffers = 0;     // data buffers held in this task's subpartitions
     int full_subpartitions = 0;    // subpartitions holding max-buffers-per-channel or more
@@ -332,14 +366,27 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   // Network
   bool output_available(const Subtask& s) const;
   void write_records(Subtask& s, std::int64_t records);
-  void append_to_builder(int channel, std::int64_t records, std::int64_t record_size);
+  // Adds records to a channel's BufferBuilder, finishing every full buffer; true if bytes are
+  // left in the builder (the flush timer has something to do).
+  bool append_to_builder(int channel, std::int64_t records, std::int64_t record_size);
   void finish_builder(int channel);
-  std::int64_t broadcast_event(Subtask& s, const Buffer& event);
+  // Lazy round robin (OutputGroup): a write; handing a position the records due to it (true:
+  // its builder holds bytes); its next fill point; a fresh start at `origin`.
+  void write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records);
+  bool take_records(const Subtask& s, OutputGroup& g, int position);
+  void update_fill_point(const Subtask& s, OutputGroup& g, int position);
+  void reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t origin);
+  // Finishes every open builder (the flush timer), then adds `event` to every subpartition if
+  // given (BufferWritingResultPartition.broadcastEvent); returns the output channel state bytes.
+  std::int64_t close_builders(Subtask& s, const Buffer* event);
   std::int64_t add_to_subpartition(int channel, const Buffer& b);
   void pump(int channel);
   void recycle(int channel);
   void request_floating(int channel);
   void change_backlog(Channel& c, int delta);
+  // Keeps the consumer's InputSets in step with a channel's queue, credits and blocking.
+  void note_received(const Channel& c);
+  void note_floating_wish(const Channel& c);
   void schedule_flush(Subtask& s, int id);
 
   // Sources
@@ -445,6 +492,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::vector<std::int64_t> cdc_finish_checkpoint_;
   std::vector<std::pair<std::uint64_t, DorisWriter::Failure>> doris_failures_;
   std::uint64_t buffers_transferred_ = 0;
+  std::vector<std::pair<std::int64_t, int>> filled_scratch_;  // write_round_robin's
 };
 
 }  // namespace ckptsim::model
