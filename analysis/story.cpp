@@ -157,6 +157,10 @@ std::string format_story(const run::RunResult& r) {
   if (r.lost_records > 0)
     out += fmt::format("data loss: {} records in Kafka transactions the broker aborted\n",
                        r.lost_records);
+  if (const run::RunResult::Latency& l = r.end_to_end_latency; l.records > 0)
+    out += fmt::format("end-to-end latency (source read to sink): mean {:.1f} ms, p50 {:.1f} ms, "
+                       "p99 {:.1f} ms over {} records\n",
+                       l.mean_ms, l.p50_ms, l.p99_ms, l.records);
   return out;
 }
 

@@ -35,6 +35,8 @@ constexpr MetricInfo kMetrics[kMetricCount] = {
     {Metric::replayed_records, "replayed_records", "replayed"},
     {Metric::overhead, "overhead", "overhead"},
     {Metric::back_pressured, "back_pressured", "back-pressured"},
+    {Metric::latency_p50, "latency_p50", "latency p50"},
+    {Metric::latency_p99, "latency_p99", "latency p99"},
 };
 
 std::size_t index_of(Metric m) { return static_cast<std::size_t>(m); }
@@ -139,7 +141,10 @@ std::string markdown_cell(const std::string& text) {
 
 const char* metric_name(Metric m) { return kMetrics[index_of(m)].name; }
 const char* metric_title(Metric m) { return kMetrics[index_of(m)].title; }
-bool is_duration(Metric m) { return m == Metric::p50_duration || m == Metric::p99_duration; }
+bool is_duration(Metric m) {
+  return m == Metric::p50_duration || m == Metric::p99_duration || m == Metric::latency_p50 ||
+         m == Metric::latency_p99;
+}
 bool is_fraction(Metric m) { return m == Metric::overhead; }
 
 std::optional<Metric> metric_from_name(std::string_view name) {
@@ -216,6 +221,10 @@ std::vector<std::optional<double>> point_metrics(const run::RunResult& r,
   }
   m[index_of(Metric::overhead)] = run_overhead(r, scenario);
   m[index_of(Metric::back_pressured)] = max_back_pressured_ms_per_second(r);
+  if (r.end_to_end_latency.records > 0) {
+    m[index_of(Metric::latency_p50)] = r.end_to_end_latency.p50_ms;
+    m[index_of(Metric::latency_p99)] = r.end_to_end_latency.p99_ms;
+  }
   return m;
 }
 
@@ -437,7 +446,8 @@ std::string format_comparison_table(const Comparison& c) {
   // The usual columns, then any other metric the objective or a constraint names.
   std::vector<Metric> shown = {Metric::completed_checkpoints, Metric::failed_checkpoints,
                                 Metric::failovers,             Metric::p50_duration,
-                                Metric::p99_duration,          Metric::replayed_records};
+                                Metric::p99_duration,          Metric::replayed_records,
+                                Metric::latency_p99};
   auto show = [&](Metric m) {
     if (std::find(shown.begin(), shown.end(), m) == shown.end()) shown.push_back(m);
   };

@@ -31,8 +31,12 @@ enum class Metric {
   overhead,
   // Back-pressured time in ms per second: per subtask over the run, the largest subtask.
   back_pressured,
+  // End-to-end latency of records, read at a source to processed at a sink, in milliseconds:
+  // percentiles over all records of the run (nullopt when no record reached a sink).
+  latency_p50,
+  latency_p99,
 };
-inline constexpr std::size_t kMetricCount = 10;
+inline constexpr std::size_t kMetricCount = 12;
 const char* metric_name(Metric m);  // "p99_duration": CSV/JSON column, objective name
 const char* metric_title(Metric m);  // "p99 duration": terminal and Markdown column
 bool is_duration(Metric m);  // milliseconds

@@ -430,6 +430,7 @@ void TaskRuntime::clear_network() {
     c.backlog = 0;
     c.received_bytes = 0;
     c.open_bytes = c.open_records = 0;
+    c.open_born = 0;
     // Remote channels start with their exclusive buffers as credit; a local channel reads the
     // producer's subpartition directly (modelled as one buffer of credit, no floating buffers).
     c.credits = c.local ? 1 : std::max(0, f.buffers_per_channel);
@@ -673,25 +674,26 @@ bool TaskRuntime::output_available(const Subtask& s) const {
   return s.partition_buffers < s.pool_size && s.full_subpartitions == 0;
 }
 
-void TaskRuntime::write_records(Subtask& s, std::int64_t records) {
+void TaskRuntime::write_records(Subtask& s, std::int64_t records, SimTime born) {
   if (records <= 0) return;
   s.sample.records_out += records;
   const int id = vertex_first_[static_cast<std::size_t>(s.vertex)] + s.index;
   const std::int64_t record_size = std::max<std::int64_t>(1, vertex(s).record_size);
   for (OutputGroup& g : s.outputs) {
     if (g.round_robin()) {
-      write_round_robin(s, id, g, records);
+      write_round_robin(s, id, g, records, born);
     } else if (g.ship == ShipStrategy::hash) {  // skewed keys: each channel its share
       for (std::size_t k = 0; k < g.channels.size(); ++k) {
         g.carry[k] += static_cast<double>(records) * g.weights[k];
         const auto share = static_cast<std::int64_t>(std::floor(g.carry[k]));
         g.carry[k] -= static_cast<double>(share);
-        if (share > 0 && append_to_builder(g.channels[k], share, record_size))
+        if (share > 0 && append_to_builder(g.channels[k], share, record_size, static_cast<double>(born)))
           schedule_flush(s, id);
       }
     } else {  // forward (one channel) and broadcast: every channel all records
       for (int c : g.channels)
-        if (append_to_builder(c, records, record_size)) schedule_flush(s, id);
+        if (append_to_builder(c, records, record_size, static_cast<double>(born)))
+          schedule_flush(s, id);
     }
   }
   if (scenario_.flink.buffer_timeout <= 0) close_builders(s, nullptr);  // execution.buffer-timeout 0
@@ -706,10 +708,12 @@ std::int64_t round_robin_share(std::int64_t written, std::int64_t k, std::int64_
 constexpr auto kFillsFirst = std::greater<std::pair<std::int64_t, int>>{};
 }  // namespace
 
-void TaskRuntime::write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records) {
+void TaskRuntime::write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records,
+                                    SimTime born) {
   const auto n = static_cast<std::int64_t>(g.channels.size());
   const std::int64_t before = g.written;
   g.written += records;
+  g.born_written += static_cast<double>(records) * static_cast<double>(born);
   // The positions whose builder fills in this write, in the order round robin reaches them
   // (j: the record of this write that reaches the position first).
   std::vector<std::pair<std::int64_t, int>>& filled = filled_scratch_;
@@ -749,7 +753,12 @@ bool TaskRuntime::take_records(const Subtask& s, OutputGroup& g, int position) {
   const std::int64_t due = round_robin_share(g.written, k, n) - g.taken[pos];
   if (due <= 0) return chan(g.channels[pos]).open_bytes > 0;
   g.taken[pos] += due;
-  return append_to_builder(g.channels[pos], due, std::max<std::int64_t>(1, vertex(s).record_size));
+  auto& [written_then, born_then] = g.born_taken[pos];
+  const double born = (g.born_written - born_then) / static_cast<double>(g.written - written_then);
+  written_then = g.written;
+  born_then = g.born_written;
+  return append_to_builder(g.channels[pos], due, std::max<std::int64_t>(1, vertex(s).record_size),
+                           born);
 }
 
 void TaskRuntime::update_fill_point(const Subtask& s, OutputGroup& g, int position) {
@@ -781,18 +790,24 @@ void TaskRuntime::reset_round_robin(const Subtask& s, OutputGroup& g, std::size_
   g.origin = origin % n;
   g.written = 0;
   g.taken.assign(n, 0);
+  g.born_written = 0;
+  g.born_taken.assign(n, {0, 0.0});
   g.fills_at.assign(n, 0);
   g.fills.clear();
   for (std::size_t p = 0; p < n; ++p) update_fill_point(s, g, static_cast<int>(p));
 }
 
-bool TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int64_t record_size) {
+bool TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int64_t record_size,
+                                    double born) {
   Channel& c = chan(channel);
   const std::int64_t segment = c.buffer_size;
   c.open_records += records;
   c.open_bytes += records * record_size;
+  c.open_born += static_cast<double>(records) * born;
   while (c.open_bytes >= segment) {  // a full BufferBuilder becomes a finished buffer
     Buffer b;
+    const double mean_born = c.open_born / static_cast<double>(c.open_records);
+    b.born = static_cast<SimTime>(std::llround(mean_born));
     b.bytes = static_cast<std::int32_t>(segment);
     b.records = std::max<std::int64_t>(
         1, std::min(c.open_records,
@@ -801,9 +816,11 @@ bool TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int6
                                                           static_cast<double>(c.open_bytes)))));
     c.open_bytes -= segment;
     c.open_records -= b.records;
+    c.open_born -= static_cast<double>(b.records) * mean_born;
     if (c.open_records <= 0) {
       c.open_records = 0;
       c.open_bytes = 0;
+      c.open_born = 0;
     }
     add_to_subpartition(channel, b);
   }
@@ -816,12 +833,18 @@ void TaskRuntime::finish_builder(int channel) {
   Buffer b;
   b.bytes = static_cast<std::int32_t>(c.open_bytes);
   b.records = c.open_records;
+  b.born = c.open_records > 0
+               ? static_cast<SimTime>(std::llround(c.open_born / static_cast<double>(c.open_records)))
+               : sim_.now();
   c.open_bytes = c.open_records = 0;
+  c.open_born = 0;
   add_to_subpartition(channel, b);
 }
 
 void TaskRuntime::schedule_flush(Subtask& s, int id) {
-  if (s.flush_scheduled || scenario_.flink.buffer_timeout <= 0) return;
+  // The OutputFlusher flushes every buffer timeout: started by the first write, it ticks while
+  // the task runs (see kFlush).
+  if (s.flush_scheduled || s.flush_with_step || scenario_.flink.buffer_timeout <= 0) return;
   s.flush_scheduled = true;
   sim_.schedule_in(scenario_.flink.buffer_timeout, this, kFlush, arg(id));
 }
@@ -984,6 +1007,7 @@ void TaskRuntime::schedule_emission(Subtask& s, int id) {
   const VertexSpec& v = vertex(s);
   if (s.emission_scheduled || s.stopped || has_no_partition(s)) return;
   if (v.mysql_cdc && v.mysql_cdc->incremental_snapshot && s.cdc_phase == CdcPhase::snapshot) {
+    s.flush_with_step = false;  // chunks are processed, then written
     // The split fetcher reads the next chunk while the task thread emits the previous one.
     const CdcChunkPlan& plan = *cdc_plans_[static_cast<std::size_t>(s.vertex)];
     if (s.cdc_chunks_done >= plan.chunks_of(s.index, v.parallelism)) {
@@ -1010,6 +1034,12 @@ void TaskRuntime::schedule_emission(Subtask& s, int id) {
   const double fill_seconds = static_cast<double>(scenario_.flink.segment_size) /
                               (rate * static_cast<double>(std::max<std::int64_t>(1, v.record_size)));
   Duration period = static_cast<Duration>(fill_seconds * 1e9);
+  // A step as long as the buffer timeout ends where a periodic flusher would tick: the records
+  // read over it wait half the timeout on average, as records emitted one by one do in Flink.
+  // (Not when chained operators process the step's records: they write later.)
+  s.flush_with_step = scenario_.flink.buffer_timeout > 0 && v.arrivals == Variability::fixed &&
+                      v.cost_per_record <= 0 && !writers_[static_cast<std::size_t>(id)] &&
+                      period >= scenario_.flink.buffer_timeout;
   if (scenario_.flink.buffer_timeout > 0) period = std::min(period, scenario_.flink.buffer_timeout);
   if (v.arrivals == Variability::exponential)  // Poisson arrivals: one record at a time
     period = static_cast<Duration>(
@@ -1051,6 +1081,7 @@ void TaskRuntime::emit_source_records(int id) {
     }
     batch.records = chunk.rows;
     batch.table = chunk.table;
+    batch.born = sim_.now();
     start_processing(id, batch);
     return;
   }
@@ -1093,13 +1124,18 @@ void TaskRuntime::emit_source_records(int id) {
   s.position += records;
   s.sample.records_in += records;
   if (records > 0) s.lock_until_record = false;  // the streaming record releases the lock (B2)
+  // The step's records were read evenly since it started (a Poisson arrival: just now).
+  batch.born = v.arrivals == Variability::exponential
+                   ? sim_.now()
+                   : s.busy_since + (sim_.now() - s.busy_since) / 2;
   if ((v.cost_per_record > 0 || writers_[static_cast<std::size_t>(id)]) && records > 0) {
     // Operators chained to the source process what it read on the same thread.
     batch.records = records;
     start_processing(id, batch);
     return;  // kProcessDone writes the output, then progress() reads on
   }
-  write_records(s, records);
+  write_records(s, records, batch.born);
+  if (s.flush_with_step) close_builders(s, nullptr);
   schedule_emission(s, id);
 }
 
@@ -1756,6 +1792,7 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       Subtask& s = sub(subtask_of(a));
       s.flush_scheduled = false;
       close_builders(s, nullptr);
+      if (s.state == ExecutionState::running) schedule_flush(s, subtask_of(a));  // next tick
       return;
     }
     case kProcessDone: {
@@ -1767,7 +1804,9 @@ void TaskRuntime::on_event(std::uint32_t kind, std::uint64_t a) {
       s.output_carry += static_cast<double>(s.processing.records) * vertex(s).selectivity;
       const auto out = static_cast<std::int64_t>(std::floor(s.output_carry));
       s.output_carry -= static_cast<double>(out);
-      write_records(s, out);
+      if (s.outputs.empty() && s.processing.kind == Buffer::Kind::data)  // a sink
+        latency_.add(sim_.now() - s.processing.born, s.processing.records);
+      write_records(s, out, s.processing.born);
       progress(id);
       return;
     }

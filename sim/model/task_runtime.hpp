@@ -27,6 +27,7 @@
 #include "sim/model/config.hpp"
 #include "sim/model/connectors/doris.hpp"
 #include "sim/model/connectors/mysql_cdc.hpp"
+#include "sim/model/latency.hpp"
 #include "sim/model/observer.hpp"
 
 namespace ckptsim::model {
@@ -125,6 +126,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::uint64_t buffers_transferred() const { return buffers_transferred_; }
   std::int64_t records_received_by_sinks() const;
   std::int64_t records_in_flight() const;
+  // Records from source read to the end of their processing at a sink.
+  const LatencyHistogram& end_to_end_latency() const { return latency_; }
   // Closes every subtask's time accounting up to now (the end of a run).
   void flush_samples();
   // The same, also reporting the partial last period of every running subtask.
@@ -156,6 +159,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::int64_t checkpoint_id = 0;
     SimTime timestamp = 0;         // the checkpoint's trigger timestamp
     SimTime enqueued = 0;          // when a data buffer entered the subpartition
+    SimTime born = 0;              // data: mean time its records were read at the sources
   };
   struct Channel {  // a result subpartition of `producer` and the input channel of `consumer`
     int producer = 0;
@@ -170,6 +174,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::int64_t received_bytes = 0;  // data bytes in `received`
     std::int64_t open_bytes = 0;   // the BufferBuilder being filled
     std::int64_t open_records = 0;
+    double open_born = 0;          // sum over its records of their read time (ns)
     int credits = 0;               // buffers the receiver can still accept
     int floating = 0;              // floating buffers this channel holds
     bool blocked = false;          // an aligned barrier was handed out: nothing more is sent
@@ -202,6 +207,10 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::int64_t written = 0;           // records written to the group since then
     std::vector<std::int64_t> taken;    // per position: records handed to its builder
     std::vector<std::int64_t> fills_at; // per position: `written` at which its builder fills
+    // Read times: their sum over the records written, and per position (written, that sum) at
+    // its last take; a take gives the records the mean read time of the group's records since.
+    double born_written = 0;
+    std::vector<std::pair<std::int64_t, double>> born_taken;
     // (fills_at, position), smallest first; entries whose fills_at changed since are stale.
     std::vector<std::pair<std::int64_t, int>> fills;
     bool round_robin() const { return ship != ShipStrategy::forward &&
@@ -255,6 +264,8 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     bool busy = false;             // processing a buffer or in a sync snapshot
     bool wake_scheduled = false;
     bool flush_scheduled = false;
+    bool flush_with_step = false;  // a source whose steps are one buffer timeout: it flushes
+                                   // at the end of each step (see schedule_emission)
     bool emission_scheduled = false;
     bool waiting_output = false;   // soft back-pressure: output not available
     bool stopped = false;          // a source after a stop-with-savepoint barrier
@@ -365,14 +376,16 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
 
   // Network
   bool output_available(const Subtask& s) const;
-  void write_records(Subtask& s, std::int64_t records);
+  // Writes records whose mean read time at the sources is `born`.
+  void write_records(Subtask& s, std::int64_t records, SimTime born);
   // Adds records to a channel's BufferBuilder, finishing every full buffer; true if bytes are
   // left in the builder (the flush timer has something to do).
-  bool append_to_builder(int channel, std::int64_t records, std::int64_t record_size);
+  bool append_to_builder(int channel, std::int64_t records, std::int64_t record_size,
+                         double born);
   void finish_builder(int channel);
   // Lazy round robin (OutputGroup): a write; handing a position the records due to it (true:
   // its builder holds bytes); its next fill point; a fresh start at `origin`.
-  void write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records);
+  void write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records, SimTime born);
   bool take_records(const Subtask& s, OutputGroup& g, int position);
   void update_fill_point(const Subtask& s, OutputGroup& g, int position);
   void reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t origin);
@@ -492,6 +505,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   std::vector<std::int64_t> cdc_finish_checkpoint_;
   std::vector<std::pair<std::uint64_t, DorisWriter::Failure>> doris_failures_;
   std::uint64_t buffers_transferred_ = 0;
+  LatencyHistogram latency_;
   std::vector<std::pair<std::int64_t, int>> filled_scratch_;  // write_round_robin's
 };
 

@@ -148,6 +148,15 @@ struct RunResult {
   int restarts = 0;                      // restarts that actually happened
   std::int64_t replayed_records = 0;
   std::int64_t lost_records = 0;         // in Kafka transactions the broker aborted
+  // Records from their read at a source to the end of their processing at a sink, over the
+  // whole run (every submission): how many, and their mean, p50 and p99 in milliseconds.
+  struct Latency {
+    std::int64_t records = 0;
+    double mean_ms = 0;
+    double p50_ms = 0;
+    double p99_ms = 0;
+  };
+  Latency end_to_end_latency;
   std::vector<LogRecord> log;
   std::vector<TaskSampleRow> timeseries;  // ordered by (end, vertex, subtask)
   std::vector<ConnectorRecord> connector_events;

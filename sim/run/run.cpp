@@ -43,6 +43,9 @@ RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
   result.replayed_records = job.replayed_records();
   result.events_executed = sim.executed();
   result.buffers_transferred = job.tasks().buffers_transferred();
+  const model::LatencyHistogram& latency = job.tasks().end_to_end_latency();
+  result.end_to_end_latency = {latency.records(), latency.mean_ms(), latency.percentile_ms(0.5),
+                               latency.percentile_ms(0.99)};
   return result;
 }
 

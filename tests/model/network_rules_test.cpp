@@ -106,7 +106,17 @@ TEST_CASE("R9/R8 credit-based back-pressure: a slow consumer holds exclusive+flo
     // already writing may add (the availability check precedes the emission).
     CHECK(c->backlog >= 10);
     CHECK(c->backlog <= 11);
-    CHECK(h.tasks.back_pressured(src));
+  }
+  // The sources read at the sink's pace (10k records/s), not at their own (2 x 20k/s): each
+  // waits for a buffer between steps, at some instant of every sink buffer (32.7 ms).
+  CHECK(h.tasks.total_source_position() < 10'000 * 5 + 2 * (10 + 2 + 8) * 328);
+  for (TaskRef src : {kSource0, kSource1}) {
+    bool waited = false;
+    for (int ms = 0; ms < 33 && !waited; ++ms) {
+      h.run_for(core::milliseconds(1));
+      waited = h.tasks.back_pressured(src);
+    }
+    CHECK(waited);
   }
   // Default slot sharing: subtask 0 of both vertices share slot 0 on TaskManager 0 (a local
   // channel reading the subpartition directly); source 1 is remote on TaskManager 1 and holds

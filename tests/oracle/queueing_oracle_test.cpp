@@ -42,14 +42,23 @@ Scenario mm1(double lambda, double mu, int buffers, std::uint64_t seed) {
   return s;
 }
 
-TaskRuntime::ChannelQueueStats run_queue(const Scenario& scenario, Duration length) {
+struct QueueRun {
+  TaskRuntime::ChannelQueueStats channel;
+  double latency_mean_ms = 0;  // end to end: source read to sink processed
+};
+
+QueueRun run_mm1(const Scenario& scenario, Duration length) {
   core::Simulation sim;
   Observer observer;
   NullJobManager jm;
   TaskRuntime tasks(sim, scenario, observer, jm);
   tasks.deploy(nullptr);
   sim.run_until(length);
-  return *tasks.channel_queue_stats({0, 0, 0}, {1, 0, 0});
+  return {*tasks.channel_queue_stats({0, 0, 0}, {1, 0, 0}), tasks.end_to_end_latency().mean_ms()};
+}
+
+TaskRuntime::ChannelQueueStats run_queue(const Scenario& scenario, Duration length) {
+  return run_mm1(scenario, length).channel;
 }
 
 }  // namespace
@@ -64,6 +73,19 @@ TEST_CASE("oracle: M/M/1 mean waiting time at rho = 0.9 (Wq = rho / (mu - lambda
     sum += run_queue(mm1(lambda, mu, 100000, static_cast<std::uint64_t>(seed)), core::minutes(30))
                .mean_sojourn_seconds;
   CHECK(sum / seeds == Approx(expected).epsilon(0.02));
+}
+
+TEST_CASE("oracle: M/M/1 end-to-end latency is the sojourn time W = 1 / (mu - lambda)",
+          "[oracle][latency]") {
+  // The operator is the sink: a record's latency is its wait in the channel plus its service.
+  const double lambda = 900, mu = 1000;
+  const double expected_ms = 1e3 / (mu - lambda);  // 10 ms
+  double sum = 0;
+  const int seeds = 4;
+  for (int seed = 1; seed <= seeds; ++seed)
+    sum += run_mm1(mm1(lambda, mu, 100000, static_cast<std::uint64_t>(seed)), core::minutes(30))
+               .latency_mean_ms;
+  CHECK(sum / seeds == Approx(expected_ms).epsilon(0.02));
 }
 
 TEST_CASE("oracle: Little's law per channel (L = lambda W)", "[oracle]") {

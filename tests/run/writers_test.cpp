@@ -339,13 +339,16 @@ TEST_CASE("/overview and /jobs/overview describe the cluster and the job") {
 }
 
 TEST_CASE("summary.json keeps its keys") {
-  const run::RunResult r = tests::sample_run();
+  run::RunResult r = tests::sample_run();
+  r.end_to_end_latency = {1000, 52.2504, 49.4521, 98.9049};
   CHECK(run::summary_json(r).dump() ==
         R"({"scenario":"writers-sample","job_id":"59fa6119ea8f55a9c8066210386fb825",)"
         R"("flink_version":"1.17","seed":42,"simulated_time_ms":1800000,)"
         R"("final_status":"RUNNING","checkpoints":{"total":5,"completed":3,"failed":1,)"
         R"("in_progress":1,"by_failure_reason":{"CHECKPOINT_EXPIRED":1}},"failovers":1,)"
-        R"("restarts":1,"replayed_records":12345,"lost_records":0,"restores":1,"events":98765,)" R"("diagnosis":[],)" R"("task_failures":[],"connector_events":[]})");
+        R"("restarts":1,"replayed_records":12345,"lost_records":0,"restores":1,)"
+        R"("end_to_end_latency_ms":{"records":1000,"mean":52.25,"p50":49.452,"p99":98.905},)"
+        R"("events":98765,"diagnosis":[],"task_failures":[],"connector_events":[]})");
 }
 
 TEST_CASE("write_outputs writes the log, the summary and the rest tree") {
