@@ -133,6 +133,50 @@ BENCHMARK(BM_Scale)
     ->UseRealTime()
     ->Iterations(1);
 
+// Memory, issue 3: a parallelism-256 all-to-all hash job, Source(256) -hash-> Aggregate(256)
+// -hash-> Sink(256), 65,536 channels per edge, 100 B records at 1,000 records/s per source
+// subtask (every channel carries a buffer per buffer timeout), for sim_s simulated seconds.
+// peak_rss_mib is the process's (run one row per process); rss_per_channel_b divides the growth
+// of the peak over the run (deploy included) by the channels: with sim_s = 0 that is the idle
+// channel, at 600 s it includes the queued buffers.
+model::Scenario all_to_all_hash(int parallelism, std::int64_t seconds) {
+  model::Scenario s = scale(parallelism, 0.1, seconds);
+  s.job.vertices.resize(3);
+  s.job.vertices[1].name = "Aggregate";
+  s.job.vertices[1].ship = model::ShipStrategy::hash;
+  s.job.vertices[2].name = "Sink";
+  s.job.vertices[2].input = "Aggregate";
+  s.job.vertices[2].ship = model::ShipStrategy::hash;
+  return s;
+}
+
+void BM_Memory(benchmark::State& state) {
+  const int parallelism = static_cast<int>(state.range(0));
+  const std::int64_t seconds = state.range(1);
+  const model::Scenario scenario = all_to_all_hash(parallelism, seconds);
+  const double rss_before = peak_rss_mib();
+  run::RunResult last;
+  const double cpu_start = cpu_seconds();
+  for (auto _ : state) last = run::run(scenario);
+  const double cpu = cpu_seconds() - cpu_start;
+  const double channels = 2.0 * parallelism * parallelism;
+  state.counters["channels"] = channels;
+  state.counters["sim_s"] = static_cast<double>(seconds);
+  state.counters["cpu_s"] = cpu;
+  state.counters["buffers"] = static_cast<double>(last.buffers_transferred);
+  state.counters["buffers/s"] = static_cast<double>(last.buffers_transferred) / cpu;
+  state.counters["completed"] = static_cast<double>(last.counts.completed);
+  state.counters["peak_rss_mib"] = peak_rss_mib();
+  state.counters["rss_per_channel_b"] = (peak_rss_mib() - rss_before) * 1024 * 1024 / channels;
+}
+BENCHMARK(BM_Memory)
+    ->ArgNames({"P", "sim_s"})
+    ->Args({256, 0})
+    ->Args({256, 600})
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
 // The 1,000-subtask job for a longer simulated time, opt-in: CKPTSIM_SCALE_SECONDS=3600 adds
 // BM_Scale/P:250/rate_x10:100/sim_s:3600 (the hour), any other value that many seconds. The
 // hour moves about 6.3e9 buffers; at about 5 s of wall time per simulated second it would take
