@@ -371,6 +371,7 @@ void TaskRuntime::finish_source(int id) {
       if (ch.finished) continue;
       ch.finished = true;
       ++sub(ch.consumer).finished_inputs;
+      end_of_partition(c);
     }
 }
 

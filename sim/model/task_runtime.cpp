@@ -314,13 +314,20 @@ void TaskRuntime::recalculate_buffer_size(int id) {
   // max(0, numRequiredBuffers - initialCredit), i.e. the sender's announced backlog.
   int in_use = 0;
   for (int c : s.inputs) in_use += static_cast<int>(chan(c).received.size()) + chan(c).backlog;
-  const double desired_total = throughput * static_cast<double>(f.debloat_target) / 1e9;
+  // desirable = totalBufferSizeInBytes / totalBuffers in long arithmetic, at most twice the last.
+  const auto desired_total = static_cast<std::int64_t>(
+      std::floor(throughput * static_cast<double>(f.debloat_target / core::kMillisecond) / 1e3));
   const double alpha = 2.0 / (f.debloat_samples + 1);
-  const double desirable = std::min(desired_total / std::max(1, in_use), 2 * s.debloat_size);
+  const double desirable = std::min(static_cast<double>(desired_total / std::max(1, in_use)),
+                                    2 * s.debloat_size);
   s.debloat_size += alpha * (desirable - s.debloat_size);
+  // Flink 1.17-1.20 keep the EMA in an int (`lastBufferSize += ...` truncates every step);
+  // 2.0 keeps a double and rounds the size it returns (FLINK-36555).
+  const bool int_ema = f.version != FlinkVersion::v2_0;
+  if (int_ema) s.debloat_size = std::trunc(s.debloat_size);
   const double lo = static_cast<double>(std::min(f.min_segment_size, f.segment_size));
   s.debloat_size = std::clamp(s.debloat_size, lo, static_cast<double>(f.segment_size));
-  const auto size = static_cast<std::int64_t>(s.debloat_size);
+  const auto size = int_ema ? static_cast<std::int64_t>(s.debloat_size) : std::llround(s.debloat_size);
   const bool at_bound = size == static_cast<std::int64_t>(lo) || size == f.segment_size;
   const double change =
       std::abs(1.0 - static_cast<double>(s.debloat_announced) / static_cast<double>(size)) * 100;
@@ -988,9 +995,29 @@ void TaskRuntime::resume_consumption(int channel) {
   pump(channel);
 }
 
-void TaskRuntime::unblock_all_inputs(Subtask& s) {
+void TaskRuntime::unblock_all_inputs(Subtask& s, int keep_blocked) {
   for (int c : s.inputs)
-    if (chan(c).blocked) resume_consumption(c);
+    if (chan(c).blocked && c != keep_blocked) resume_consumption(c);
+}
+
+void TaskRuntime::end_of_partition(int channel) {
+  // SingleCheckpointBarrierHandler.processEndOfPartition (FLIP-147): while a checkpoint is
+  // aligned, the ended channel counts as aligned (endOfPartitionReceived), which may complete
+  // the alignment; with checkpoints after tasks finish disabled the checkpoint is aborted with
+  // CHECKPOINT_DECLINED_INPUT_END_OF_STREAM. The task thread does either in its next step.
+  Channel& c = chan(channel);
+  Subtask& s = sub(c.consumer);
+  const auto idx = static_cast<std::size_t>(c.input_index);
+  if (s.state != ExecutionState::running || !s.checkpoint_pending || s.uc_collecting ||
+      s.barrier_seen[idx])
+    return;
+  if (checkpointing_.checkpoints_after_tasks_finish) {
+    s.barrier_seen[idx] = true;
+    ++s.barriers_received;
+  } else {
+    s.end_of_input_abort = true;
+  }
+  wake(c.consumer);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1189,6 +1216,22 @@ void TaskRuntime::progress(int id) {
     schedule_emission(s, id);
     return;
   }
+  // An EndOfPartition consumed while aligning (end_of_partition): it completed the alignment,
+  // or aborts it when checkpoints after tasks finish are disabled.
+  if (s.checkpoint_pending && !s.uc_collecting) {
+    if (s.end_of_input_abort) {
+      abort_alignment(id, s.current_checkpoint,
+                      CheckpointFailureReason::checkpoint_declined_input_end_of_stream);
+      wake(id);
+      return;
+    }
+    if (s.barriers_received == static_cast<int>(s.inputs.size())) {
+      s.checkpoint_pending = false;
+      checkpoint_state(id, s.aligning_barrier, s.first_barrier, sim_.now() - s.first_barrier,
+                       s.processed_bytes);
+      return;
+    }
+  }
   // CheckpointedInputGate.processPriorityEvents runs as a mail: unaligned barriers are handled
   // before any data and also while the output is unavailable.
   if (s.priority_pending > 0 && process_priority_event(id)) {
@@ -1287,7 +1330,7 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
     return;
   }
   if (cp > s.current_checkpoint) {
-    start_new_checkpoint(id, b);
+    start_new_checkpoint(id, b, channel);
     if (b.timeoutable) register_alignment_timer(id, b);
   }
   const auto idx = static_cast<std::size_t>(chan(channel).input_index);
@@ -1301,13 +1344,18 @@ void TaskRuntime::process_barrier(int id, int channel, const Buffer& b) {
   }
 }
 
-void TaskRuntime::start_new_checkpoint(int id, const Buffer& b) {
-  // checkNewCheckpoint: a newer barrier subsumes the checkpoint being aligned (R3).
+void TaskRuntime::start_new_checkpoint(int id, const Buffer& b, int channel) {
+  // checkNewCheckpoint: a newer barrier subsumes the checkpoint being aligned (R3); abortInternal
+  // unblocks the channels blocked so far, then barrierReceived blocks the new barrier's channel
+  // (so it stays blocked).
   Subtask& s = sub(id);
   if (s.checkpoint_pending)
-    abort_alignment(id, s.current_checkpoint, CheckpointFailureReason::checkpoint_declined_subsumed);
+    abort_alignment(id, s.current_checkpoint, CheckpointFailureReason::checkpoint_declined_subsumed,
+                    channel);
   s.current_checkpoint = b.checkpoint_id;
   s.checkpoint_pending = true;
+  s.aligning_barrier = b;
+  s.end_of_input_abort = false;
   s.barrier_seen.assign(s.inputs.size(), false);
   s.barriers_received = 0;
   // A finished channel delivered EndOfPartition: no barrier will come, it counts as aligned.
@@ -1321,12 +1369,14 @@ void TaskRuntime::start_new_checkpoint(int id, const Buffer& b) {
   s.processed_bytes = 0;
 }
 
-void TaskRuntime::abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason) {
+void TaskRuntime::abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason,
+                                  int keep_blocked) {
   // abortInternal: unblock everything, decline to the JobManager, forward a cancel marker.
   Subtask& s = sub(id);
   s.checkpoint_pending = false;
+  s.end_of_input_abort = false;
   s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, checkpoint);
-  unblock_all_inputs(s);
+  unblock_all_inputs(s, keep_blocked);
   listener_.decline_checkpoint(checkpoint, {s.vertex, s.index, s.attempt},
                                CheckpointException{reason});
   Buffer marker;
@@ -1647,7 +1697,7 @@ void TaskRuntime::process_unaligned_barrier(int id, int channel, const Buffer& b
   if (cp < s.current_checkpoint || (cp == s.current_checkpoint && !s.checkpoint_pending))
     return;  // obsolete: nothing is blocked in unaligned mode
   if (cp > s.current_checkpoint) {
-    start_new_checkpoint(id, b);
+    start_new_checkpoint(id, b, -1);  // unaligned: nothing was blocked by it
     // The first barrier triggers the checkpoint at once; every data buffer already received
     // (the overtaken ones included) is input channel state.
     std::int64_t in_flight = 0;

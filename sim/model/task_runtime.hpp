@@ -291,6 +291,9 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     // Barrier handling (SingleCheckpointBarrierHandler / CheckpointBarrierTracker).
     std::int64_t current_checkpoint = -1;
     bool checkpoint_pending = false;
+    Buffer aligning_barrier;       // the first barrier of the checkpoint being aligned
+    bool end_of_input_abort = false;  // EndOfPartition while aligning, no checkpoints after
+                                      // tasks finish: the alignment aborts (mail pending)
     std::vector<bool> barrier_seen;
     int barriers_received = 0;
     int finished_inputs = 0;      // input channels whose producer FINISHED (EndOfPartition)
@@ -410,10 +413,14 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   bool needs_alignment(const Buffer& barrier) const;
   void process_barrier(int id, int channel, const Buffer& barrier);
   void process_cancel_marker(int id, const Buffer& marker);
-  void start_new_checkpoint(int id, const Buffer& barrier);
-  void abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason);
+  // `channel` delivered the new barrier: it stays blocked when the old alignment aborts (R3).
+  void start_new_checkpoint(int id, const Buffer& barrier, int channel);
+  void abort_alignment(int id, std::int64_t checkpoint, CheckpointFailureReason reason,
+                       int keep_blocked = -1);
   void resume_consumption(int channel);
-  void unblock_all_inputs(Subtask& s);
+  void unblock_all_inputs(Subtask& s, int keep_blocked = -1);
+  // An input channel's producer FINISHED (EndOfPartition consumed) while it is open.
+  void end_of_partition(int channel);
   void checkpoint_state(int id, const Buffer& barrier, SimTime started, Duration alignment,
                         std::int64_t processed, std::int64_t persisted_input = 0);
   void finish_sync_phase(int id);

@@ -6,8 +6,7 @@
 // Every time asserted here is exact: RPC and storage latency and the sync phases are zero unless
 // a test needs them, sources without data are idle and run a trigger mail at once, and the
 // timeline is driven with stalls (a stalled subtask runs no mail, so its trigger waits for the
-// stall to end). Tests tagged [!shouldfail] assert Flink's behaviour where the model diverges;
-// the comment above each says where.
+// stall to end).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -222,21 +221,19 @@ TEST_CASE(
   CHECK_FALSE(h.blocked(kSource1, kMiddle));
 }
 
-// Divergence: in Flink the subsumption unblocks only the channels of the aborted alignment
-// (abortInternal -> currentState.abort -> ChannelState.unblockAllChannels resumes the channels
-// marked blocked, and the channel of barrier N+1 is marked only afterwards, in barrierReceived);
-// the channel that delivered barrier N+1 stays blocked at its upstream (PipelinedSubpartition
-// blocked itself when it handed out the barrier), as testMultiChannelJumpingOverCheckpoint asserts
-// ("checkpoint 2 aborted, checkpoint 3 started": getBlockedChannels() is exactly the channel of
-// barrier 3). The model's process_barrier calls start_new_checkpoint -> abort_alignment ->
-// unblock_all_inputs (task_runtime.cpp) after pump() had already blocked that channel, so it
-// resumes it too: records behind barrier N+1 flow and are processed before the snapshot of N+1
-// (counted as processed during its alignment) - an exactly-once violation.
+// The subsumption unblocks only the channels of the aborted alignment (abortInternal ->
+// currentState.abort -> ChannelState.unblockAllChannels resumes the channels marked blocked, and
+// the channel of barrier N+1 is marked only afterwards, in barrierReceived); the channel that
+// delivered barrier N+1 stays blocked at its upstream (PipelinedSubpartition blocked itself when
+// it handed out the barrier), as testMultiChannelJumpingOverCheckpoint asserts ("checkpoint 2
+// aborted, checkpoint 3 started": getBlockedChannels() is exactly the channel of barrier 3).
+// Resuming it too would let records behind barrier N+1 be processed before the snapshot of N+1:
+// an exactly-once violation (TaskRuntime::start_new_checkpoint keeps it blocked).
 TEST_CASE(
     "R3 AlignedCheckpointsTest.testMultiChannelJumpingOverCheckpoint: the channel whose "
     "barrier N+1 subsumed N stays blocked; no record behind barrier N+1 is processed before "
     "the snapshot of N+1",
-    "[conformance][network][!shouldfail]") {
+    "[conformance][network]") {
   // Source 0 restores until 510 ms (declining checkpoint 1, so barrier 2 is the first it sends),
   // then reads 1000 records/s of 100 B; source 1 has no split and no data. Barrier 1 of source 1
   // is aligned at 100 ms, barrier 2 of source 0 arrives at 600 ms, barrier 2 of source 1 at 800 ms.
@@ -591,7 +588,7 @@ TEST_CASE(
     CHECK(size_after(h, k) == announced[static_cast<std::size_t>(k - 1)]);
   }
   // Recalculation 36 announces a size within 25 % above the minimum (265 in Flink 1.17-1.20,
-  // the model's EMA keeps fractions: 267, see the R19 [!shouldfail] test); the 37th reaches the
+  // whose EMA truncates every step, see the testCalculationBufferSize port); the 37th reaches the
   // minimum, a change under 25 % announced because it is the bound.
   const std::int64_t last_above = size_after(h, 36);
   CHECK(last_above > 256);
@@ -626,16 +623,14 @@ TEST_CASE(
   }
 }
 
-// Divergence: Flink 1.17-1.20 BufferSizeEMA.calculateBufferSize keeps lastBufferSize as an int
+// Flink 1.17-1.20 BufferSizeEMA.calculateBufferSize keeps lastBufferSize as an int
 // (`lastBufferSize += alpha * (desirable - lastBufferSize)` truncates at every step; desirable is
-// `totalBufferSizeInBytes / totalBuffers` in long arithmetic). The model
-// (TaskRuntime::recalculate_buffer_size) keeps the EMA in a double and truncates only the size it
-// announces, so growing from 10 it yields 15, 22, 33, 50, 75, 113, 170 instead of Flink's 15, 22,
-// 33, 49, 73, 109, 163 (FLINK-36555, Flink 2.0, made it a double but rounds: 15, 23, 34, 51, ...).
+// `totalBufferSizeInBytes / totalBuffers` in long arithmetic): growing from 10 it yields 15, 22,
+// 33, 49, 73, 109, 163. FLINK-36555 (Flink 2.0) made it a double and rounds: 15, 23, 34, 51, ...
 TEST_CASE(
     "R19 BufferSizeEMATest.testCalculationBufferSize (upgrade): from the minimum 10 the "
     "size grows 15, 22, 33, 49, 73, 109 (Flink 1.17-1.20)",
-    "[conformance][network][debloat][!shouldfail]") {
+    "[conformance][network][debloat]") {
   Harness h(debloat_job(200, 10, 3));
   CHECK(size_after(h, 5) == 10);  // 100, 50, 25, 12, 10 with no throughput
   h.run_to(milliseconds(1050));
@@ -687,17 +682,14 @@ TEST_CASE(
   CHECK(h.jm.declines.empty());
 }
 
-// Divergence: in Flink the EndOfPartition of a channel whose barrier is awaited completes the
-// alignment (processEndOfPartition -> markCheckpointAlignedAndTransformState ->
-// endOfPartitionReceived; AlignedCheckpointsTest.testTriggerCheckpointsWithEndOfPartition). In the
-// model a finishing upstream (TaskRuntime::finish_source, task_connectors.cpp) only sets
-// Channel::finished and Subtask::finished_inputs; finished channels are counted when a checkpoint
-// starts (start_new_checkpoint) and alignment completes only on a barrier (process_barrier), so the
-// Sink keeps aligning checkpoint 1 and the channel of source 0 stays blocked for ever.
+// The EndOfPartition of a channel whose barrier is awaited completes the alignment
+// (processEndOfPartition -> markCheckpointAlignedAndTransformState -> endOfPartitionReceived;
+// AlignedCheckpointsTest.testTriggerCheckpointsWithEndOfPartition; TaskRuntime::end_of_partition).
+// Without it the Sink would align checkpoint 1 for ever, the channel of source 0 blocked.
 TEST_CASE(
     "FLIP-147 AlignedCheckpointsTest.testTriggerCheckpointsWithEndOfPartition: an upstream "
     "finishing while the downstream aligns checkpoint N completes the alignment",
-    "[conformance][network][!shouldfail]") {
+    "[conformance][network]") {
   // Source 1 restores until 510 ms, so it declines the trigger of checkpoint 1 at 100 ms and
   // finishes at 510 ms, while the Sink aligns checkpoint 1 with the barrier of source 0 (100 ms).
   Scenario s = finishing_source_job(true);
@@ -721,15 +713,13 @@ TEST_CASE(
   CHECK(h.jm.declines_by(kFanInSink).empty());
 }
 
-// Divergence: with execution.checkpointing.checkpoints-after-tasks-finish disabled, Flink aborts
-// the pending checkpoint on EndOfPartition (processEndOfPartition -> abortInternal(
-// CHECKPOINT_DECLINED_INPUT_END_OF_STREAM): decline, unblock, cancel marker downstream). The model
-// does nothing on a finishing upstream (TaskRuntime::finish_source), so the Sink neither declines
-// nor unblocks.
+// With execution.checkpointing.checkpoints-after-tasks-finish disabled, Flink aborts the pending
+// checkpoint on EndOfPartition (processEndOfPartition -> abortInternal(
+// CHECKPOINT_DECLINED_INPUT_END_OF_STREAM): decline, unblock, cancel marker downstream).
 TEST_CASE(
     "FLIP-147 AlignedCheckpointsTest.testEndOfStreamWhileCheckpoint: with "
     "checkpoints-after-tasks-finish disabled an EndOfPartition aborts the alignment",
-    "[conformance][network][!shouldfail]") {
+    "[conformance][network]") {
   Scenario s = finishing_source_job(false);
   const CompletedCheckpoint restored = late_source(s, 1);
   Harness h(std::move(s), &restored);
