@@ -453,8 +453,10 @@ void TaskRuntime::clear_network() {
     s.partition_buffers = 0;
     s.full_subpartitions = 0;
     s.floating_free = s.inputs.empty() ? 0 : std::max(0, f.floating_buffers_per_gate);
-    for (OutputGroup& g : s.outputs)  // round robin goes on where it was
+    for (OutputGroup& g : s.outputs) {  // round robin goes on where it was
+      g.written_since_flush = false;
       if (g.round_robin()) reset_round_robin(s, g, g.origin + static_cast<std::size_t>(g.written));
+    }
   }
 }
 
@@ -687,6 +689,7 @@ void TaskRuntime::write_records(Subtask& s, std::int64_t records, SimTime born) 
   const int id = vertex_first_[static_cast<std::size_t>(s.vertex)] + s.index;
   const std::int64_t record_size = std::max<std::int64_t>(1, vertex(s).record_size);
   for (OutputGroup& g : s.outputs) {
+    g.written_since_flush = true;
     if (g.round_robin()) {
       write_round_robin(s, id, g, records, born);
     } else if (g.ship == ShipStrategy::hash) {  // skewed keys: each channel its share
@@ -834,9 +837,9 @@ bool TaskRuntime::append_to_builder(int channel, std::int64_t records, std::int6
   return c.open_bytes > 0;
 }
 
-void TaskRuntime::finish_builder(int channel) {
+bool TaskRuntime::finish_builder(int channel) {
   Channel& c = chan(channel);
-  if (c.open_bytes <= 0) return;
+  if (c.open_bytes <= 0) return false;
   Buffer b;
   b.bytes = static_cast<std::int32_t>(c.open_bytes);
   b.records = c.open_records;
@@ -846,6 +849,7 @@ void TaskRuntime::finish_builder(int channel) {
   c.open_bytes = c.open_records = 0;
   c.open_born = 0;
   add_to_subpartition(channel, b);
+  return true;
 }
 
 void TaskRuntime::schedule_flush(Subtask& s, int id) {
@@ -861,13 +865,17 @@ std::int64_t TaskRuntime::close_builders(Subtask& s, const Buffer* event) {
   // queues right behind the data written before it (or, unaligned, overtakes all of it).
   std::int64_t persisted = 0;
   for (OutputGroup& g : s.outputs) {
+    if (!event && !g.written_since_flush) continue;
+    g.written_since_flush = false;
+    const bool round_robin = g.round_robin();
     for (std::size_t p = 0; p < g.channels.size(); ++p) {
-      if (g.round_robin()) take_records(s, g, static_cast<int>(p));
-      finish_builder(g.channels[p]);
+      const auto position = static_cast<int>(p);
+      const std::int64_t taken = round_robin ? g.taken[p] : 0;
+      if (round_robin) take_records(s, g, position);
+      const bool finished = finish_builder(g.channels[p]);
       if (event) persisted += add_to_subpartition(g.channels[p], *event);
+      if (round_robin && (finished || g.taken[p] != taken)) update_fill_point(s, g, position);
     }
-    if (g.round_robin())
-      for (std::size_t p = 0; p < g.channels.size(); ++p) update_fill_point(s, g, static_cast<int>(p));
   }
   return persisted;
 }

@@ -142,12 +142,11 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     kDorisLoadFailed, kDorisCheck, kDorisPrepareThrew, kInitFailed,
   };
   // A network buffer or an event in a subpartition / input channel queue.
-  struct Buffer {
+  struct Buffer {  // 64 bytes: one cache line (the flags first, then the 8-byte fields)
     enum class Kind : std::uint8_t { data, barrier, cancel_marker } kind = Kind::data;
     bool aligned = true;           // a barrier that blocks the upstream (exactly-once/savepoint)
     bool unaligned = false;        // a priority barrier that overtakes data (UC, R10/R11)
     bool timeoutable = false;      // aligned, switching to unaligned after `timeout` (R12-R14)
-    Duration timeout = 0;          // execution.checkpointing.aligned-checkpoint-timeout
     bool savepoint = false;
     bool last_from_source = false; // stop-with-savepoint: the source emits nothing after it
     bool full = false;             // a full snapshot (savepoint, or FULL after NO_CLAIM restore)
@@ -155,38 +154,42 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     // over the tables, kNoTable for records from the network.
     std::int32_t table = -1;
     std::int32_t bytes = 0;
+    Duration timeout = 0;          // execution.checkpointing.aligned-checkpoint-timeout
     std::int64_t records = 0;
     std::int64_t checkpoint_id = 0;
     SimTime timestamp = 0;         // the checkpoint's trigger timestamp
     SimTime enqueued = 0;          // when a data buffer entered the subpartition
     SimTime born = 0;              // data: mean time its records were read at the sources
   };
-  struct Channel {  // a result subpartition of `producer` and the input channel of `consumer`
+  // A result subpartition of `producer` and the input channel of `consumer`. The fields a
+  // buffer's way through the network touches come first (two cache lines with the queues).
+  struct Channel {
     int producer = 0;
     int consumer = 0;
     int input_index = 0;           // position in the consumer's inputs
-    int output_group = 0;          // the producer's OutputGroup holding this channel ...
-    int output_position = 0;       // ... and its position there
-    bool local = false;            // same TaskManager: no credits beyond the subpartition
-    core::RingQueue<Buffer> subpartition;
     int backlog = 0;               // data buffers in the subpartition
-    core::RingQueue<Buffer> received;
-    std::int64_t received_bytes = 0;  // data bytes in `received`
-    std::int64_t open_bytes = 0;   // the BufferBuilder being filled
-    std::int64_t open_records = 0;
-    double open_born = 0;          // sum over its records of their read time (ns)
     int credits = 0;               // buffers the receiver can still accept
     int floating = 0;              // floating buffers this channel holds
+    bool local = false;            // same TaskManager: no credits beyond the subpartition
     bool blocked = false;          // an aligned barrier was handed out: nothing more is sent
     bool finished = false;         // the producer FINISHED: EndOfPartition was consumed
+    core::RingQueue<Buffer> subpartition;
+    core::RingQueue<Buffer> received;
+    std::int64_t received_bytes = 0;  // data bytes in `received`
     std::int64_t drained_bytes = 0;   // consumed by the receiver (for drain rates)
-    std::int64_t buffer_size = 0;     // current size of new buffers (debloating shrinks it)
     // Queueing statistics (never reset): occupancy integral in buffer-ns, sojourn in ns.
     int occupancy = 0;
     SimTime occupancy_since = 0;
     double occupancy_integral = 0;
     double sojourn_total = 0;
     std::int64_t consumed = 0;
+    // The BufferBuilder being filled, and the size of new buffers (debloating shrinks it).
+    std::int64_t open_bytes = 0;
+    std::int64_t open_records = 0;
+    double open_born = 0;          // sum over its records of their read time (ns)
+    std::int64_t buffer_size = 0;
+    int output_group = 0;          // the producer's OutputGroup holding this channel ...
+    int output_position = 0;       // ... and its position there
   };
   struct Stall {
     SimTime from = 0;
@@ -196,6 +199,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   struct OutputGroup {  // the subpartitions to one downstream vertex
     ShipStrategy ship = ShipStrategy::forward;
     std::vector<int> channels;
+    bool written_since_flush = false;  // else every builder is empty: a flush has nothing to do
     std::vector<double> weights;   // hash edges with skewed keys: share of each channel
     std::vector<double> carry;     // fractional records owed to each channel
     // Round robin (rebalance, rescale, uniform keys), record by record as RebalancePartitioner,
@@ -385,7 +389,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   // left in the builder (the flush timer has something to do).
   bool append_to_builder(int channel, std::int64_t records, std::int64_t record_size,
                          double born);
-  void finish_builder(int channel);
+  bool finish_builder(int channel);  // true if it held bytes (a buffer was added)
   // Lazy round robin (OutputGroup): a write; handing a position the records due to it (true:
   // its builder holds bytes); its next fill point; a fresh start at `origin`.
   void write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records, SimTime born);
