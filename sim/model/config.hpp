@@ -71,6 +71,9 @@ struct FlinkConfig {
   RestartConfig restart;
   StateBackendKind state_backend = StateBackendKind::hashmap;
   bool incremental = false;
+  // state.backend.rocksdb.writebuffer.size: RocksDB flushes a memtable in the background when it
+  // reaches this size, so a native checkpoint finds less than this much to flush.
+  std::int64_t rocksdb_writebuffer_size = 64 * 1024 * 1024;
   CheckpointStorageKind checkpoint_storage = CheckpointStorageKind::jobmanager;
   std::string checkpoints_dir;                           // state.checkpoints.dir
   std::string savepoints_dir;                            // state.savepoints.dir
@@ -106,6 +109,11 @@ struct ClusterSpec {
   CheckpointStorageSpec checkpoint_storage;
   Duration deploy_time = core::milliseconds(500);   // SCHEDULED -> RUNNING after (re)deploy
   Duration rpc_latency = core::milliseconds(1);     // JM <-> TM messages
+  // The synchronous part of a snapshot by state backend (see TaskRuntime::sync_duration): the
+  // local disk a RocksDB memtable flush writes to, and how much heap state a HashMapStateBackend
+  // copy-on-write snapshot (a shallow copy of its tables) covers per second.
+  double local_disk_bandwidth_bytes_per_second = 200e6;
+  double heap_snapshot_bytes_per_second = 10e9;
   // Task failures as a Poisson process with this mean time between failures (none if unset);
   // each one fails the job over like a task failure does.
   std::optional<Duration> mtbf;

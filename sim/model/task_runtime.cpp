@@ -495,6 +495,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
       std::fill(g.carry.begin(), g.carry.end(), 0.0);
     }
     fresh.state_size = vertex(s).state_size;
+    fresh.flushed_state_size = fresh.state_size;  // the starting state is on disk
     fresh.kafka_lag = kafka_start_lag(s, restored);
     fresh.restored_checkpoint = restored ? restored->id : 0;
     fresh.kafka_lag_at = sim_.now();
@@ -504,6 +505,7 @@ void TaskRuntime::deploy(const CompletedCheckpoint* restored) {
         fresh.position = it->second.source_position;
         fresh.state_size = it->second.state_size;
         fresh.confirmed_state_size = it->second.state_size;  // increments build on it
+        fresh.flushed_state_size = it->second.state_size;    // restored SST files
         // MySqlSource.restoreEnumerator: the restored split state decides, whatever
         // scan.startup.mode says (field A.2 [C1]).
         fresh.cdc_phase = static_cast<CdcPhase>(it->second.cdc_phase);
@@ -1459,11 +1461,39 @@ void TaskRuntime::checkpoint_state(int id, const Buffer& barrier, SimTime starte
   const std::int64_t persisted_output = close_builders(s, &barrier);  // before the sync (R2)
   sync_phases_[static_cast<std::size_t>(id)] =
       SyncPhase{barrier, started, alignment, processed, persisted_input + persisted_output};
-  sync_phases_[static_cast<std::size_t>(id)].pre_barrier = pre_barrier;
+  SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
+  phase.pre_barrier = pre_barrier;
+  phase.sync = sync_duration(s, barrier);
   s.busy = true;
   s.processing = barrier;
   if (pre_barrier == core::kNever) return;  // parked in stopLoad for ever
-  sim_.schedule_in(pre_barrier + vertex(s).sync_snapshot, this, kSyncDone, arg(id));
+  sim_.schedule_in(pre_barrier + phase.sync, this, kSyncDone, arg(id));
+}
+
+Duration TaskRuntime::sync_duration(Subtask& s, const Buffer& barrier) {
+  // SubtaskCheckpointCoordinatorImpl.takeSnapshotSync: the operators' snapshotState (the
+  // vertex's sync-snapshot), then the keyed state backend's synchronous part:
+  // - HashMapStateBackend: HeapSnapshotStrategy.syncPrepareResources takes copy-on-write
+  //   snapshots of the state tables (CopyOnWriteStateMap.snapshotMapArrays, a shallow copy of
+  //   the bucket arrays): state size / cluster.heap-snapshot-rate;
+  // - EmbeddedRocksDBStateBackend, incremental: takeDBNativeCheckpoint; RocksDB's
+  //   CreateCheckpoint flushes the active memtable to local disk (the state written since the
+  //   last flush, modulo state.backend.rocksdb.writebuffer.size, as full memtables are flushed in
+  //   the background) and hard-links the SST files: flush bytes / cluster.local-disk-bandwidth;
+  // - EmbeddedRocksDBStateBackend, full (or a savepoint): RocksFullSnapshotStrategy takes a
+  //   RocksDB snapshot, constant time; its async part iterates the whole state.
+  const FlinkConfig& f = scenario_.flink;
+  const ClusterSpec& cluster = scenario_.cluster;
+  double seconds = 0;
+  if (f.state_backend == StateBackendKind::hashmap) {
+    seconds = static_cast<double>(s.state_size) / cluster.heap_snapshot_bytes_per_second;
+  } else if (f.incremental && !barrier.full) {
+    const std::int64_t written = std::max<std::int64_t>(0, s.state_size - s.flushed_state_size);
+    const std::int64_t memtable = written % std::max<std::int64_t>(1, f.rocksdb_writebuffer_size);
+    seconds = static_cast<double>(memtable) / cluster.local_disk_bandwidth_bytes_per_second;
+    s.flushed_state_size = s.state_size;
+  }
+  return vertex(s).sync_snapshot + static_cast<Duration>(std::llround(seconds * 1e9));
 }
 
 void TaskRuntime::finish_sync_phase(int id) {
@@ -1573,7 +1603,6 @@ void TaskRuntime::convert_output_barriers(int id, std::int64_t cp) {
 void TaskRuntime::send_ack(int id) {
   Subtask& s = sub(id);
   const SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
-  const VertexSpec& v = vertex(s);
   const std::int64_t cp = phase.barrier.checkpoint_id;
   // What the async part uploads: the full state, or with incremental RocksDB snapshots what
   // changed since the last confirmed checkpoint; plus, unaligned, the channel state.
@@ -1590,7 +1619,7 @@ void TaskRuntime::send_ack(int id) {
   ack.metrics.task = ack.task;
   ack.metrics.checkpointed_size = state_upload + phase.persisted_bytes;
   ack.metrics.state_size = s.state_size + phase.persisted_bytes;
-  ack.metrics.sync_duration = phase.pre_barrier + v.sync_snapshot;
+  ack.metrics.sync_duration = phase.pre_barrier + phase.sync;
   ack.metrics.alignment_duration = phase.alignment;
   ack.metrics.start_delay = std::max<Duration>(0, phase.started - phase.barrier.timestamp);
   ack.metrics.processed_bytes = phase.processed_bytes;

@@ -228,6 +228,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::int64_t persisted_bytes = 0;   // channel state (unaligned): output + input
     SimTime sync_end = 0;
     Duration pre_barrier = 0;           // prepareSnapshotPreBarrier (a Doris prepareCommit)
+    Duration sync = 0;                  // the synchronous part (sync_duration)
   };
  public:
   // Where an unacknowledged subtask's upload stands (bytes left, share of the bandwidth).
@@ -336,6 +337,7 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::uint64_t upload_token = 0;             // acks_ index of the upload in flight
     // Incremental snapshots upload what changed since the last confirmed checkpoint.
     std::int64_t confirmed_state_size = 0;
+    std::int64_t flushed_state_size = 0;  // RocksDB: the state size at the last memtable flush
     std::map<std::int64_t, std::int64_t> snapshot_sizes;  // checkpoint -> state size taken
     // A MySQL CDC reader (MySqlSourceReader + its split fetcher).
     CdcPhase cdc_phase = CdcPhase::none;
@@ -428,6 +430,9 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
   void checkpoint_state(int id, const Buffer& barrier, SimTime started, Duration alignment,
                         std::int64_t processed, std::int64_t persisted_input = 0);
   void finish_sync_phase(int id);
+  // The synchronous part of a snapshot: the operator's (sync-snapshot) plus the state
+  // backend's; a RocksDB native checkpoint flushes the memtable (flushed_state_size moves on).
+  Duration sync_duration(Subtask& s, const Buffer& barrier);
   void process_unaligned_barrier(int id, int channel, const Buffer& barrier);
   void send_ack(int id);
   void upload_finished(std::uint64_t token) override;

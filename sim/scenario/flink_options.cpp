@@ -225,6 +225,17 @@ const std::vector<FlinkOption>& flink_options() {
       {"state.backend", FlinkVersion::v1_17, state_backend},
       {"state.backend.incremental", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.incremental); }},
+      {"state.backend.rocksdb.writebuffer.size", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) {
+         const auto size = read_size(r.ctx, v);
+         if (!size) return;
+         if (*size <= 0) {
+           r.ctx.error(v.loc, "state.backend.rocksdb.writebuffer.size must be positive, got '" +
+                                  v.text + "'");
+           return;
+         }
+         r.config.rocksdb_writebuffer_size = *size;
+       }},
       {"state.checkpoint-storage", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
          using model::CheckpointStorageKind;

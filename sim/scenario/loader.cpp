@@ -126,7 +126,8 @@ const Node* section(Context& ctx, const Entry& entry) {
 void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
   static const std::vector<std::string> keys = {"taskmanagers", "slots-per-taskmanager",
                                                 "checkpoint-storage", "deploy-time", "rpc-latency",
-                                                "mtbf"};
+                                                "mtbf", "local-disk-bandwidth",
+                                                "heap-snapshot-rate"};
   for (const Entry& e : map.entries) {
     if (e.key == "taskmanagers") {
       if (auto v = detail::read_int(ctx, e.value, "taskmanagers", 1)) cluster.taskmanagers = *v;
@@ -150,6 +151,13 @@ void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.deploy_time = *v;
     } else if (e.key == "rpc-latency") {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.rpc_latency = *v;
+    } else if (e.key == "local-disk-bandwidth" || e.key == "heap-snapshot-rate") {
+      const auto v = detail::read_rate(ctx, e.value, true);
+      if (v && *v <= 0)
+        ctx.error(e.value.loc, e.key + " must be positive", "write e.g. '200 MB/s'");
+      else if (v)
+        (e.key == "local-disk-bandwidth" ? cluster.local_disk_bandwidth_bytes_per_second
+                                         : cluster.heap_snapshot_bytes_per_second) = *v;
     } else if (e.key == "mtbf") {
       if (auto v = detail::read_duration(ctx, e.value)) {
         if (*v <= 0)

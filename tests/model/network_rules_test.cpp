@@ -355,6 +355,68 @@ TEST_CASE("snapshots: concurrent uploads share the checkpoint storage bandwidth"
   }
 }
 
+TEST_CASE("snapshots: the sync phase by state backend: a heap copy-on-write snapshot covers the "
+          "state, a RocksDB native checkpoint flushes the memtable, a full RocksDB snapshot is "
+          "constant (HeapSnapshotStrategy / takeDBNativeCheckpoint / RocksFullSnapshotStrategy)",
+          "[snapshot]") {
+  // Source (20k records/s) -> Sink with 100 MB of state growing 10 B per record; the source stops
+  // after 1 s, so the state is constant when the checkpoints are taken.
+  auto job = [](StateBackendKind backend, bool incremental) {
+    Scenario s = two_sources_one_sink();
+    s.job.vertices[0].parallelism = 1;
+    s.job.vertices[1].state_size = 100'000'000;
+    s.job.vertices[1].state_growth_per_record = 10;
+    s.job.vertices[1].sync_snapshot = core::milliseconds(2);
+    s.flink.state_backend = backend;
+    s.flink.incremental = incremental;
+    s.flink.rocksdb_writebuffer_size = 64 * 1024;
+    s.cluster.local_disk_bandwidth_bytes_per_second = 100e6;
+    return s;
+  };
+  auto settle = [](Harness& h) {
+    h.run_for(core::seconds(1));
+    h.tasks.set_source_rate(0, 0);
+    h.run_for(core::seconds(1));
+  };
+  const auto ns = [](double seconds) { return static_cast<Duration>(std::llround(seconds * 1e9)); };
+  SECTION("hashmap: state size / heap-snapshot-rate (10 GB/s)") {
+    Harness h(job(StateBackendKind::hashmap, false));
+    settle(h);
+    h.trigger(1);
+    h.run_for(core::seconds(3));
+    const auto* ack = h.jm.ack_of(1, 1, 0);
+    REQUIRE(ack != nullptr);
+    CHECK(ack->metrics.state_size > 100'000'000 + 100'000);
+    CHECK(ack->metrics.sync_duration ==
+          core::milliseconds(2) + ns(static_cast<double>(ack->metrics.state_size) / 10e9));
+  }
+  SECTION("RocksDB incremental: the memtable (written since the last flush, modulo the write "
+          "buffer) at the local disk's bandwidth; nothing left for the next checkpoint") {
+    Harness h(job(StateBackendKind::rocksdb, true));
+    settle(h);
+    h.trigger(1);
+    h.run_for(core::seconds(3));
+    const auto* first = h.jm.ack_of(1, 1, 0);
+    REQUIRE(first != nullptr);
+    const std::int64_t written = first->metrics.state_size - 100'000'000;
+    REQUIRE(written > 64 * 1024);  // some memtables were flushed in the background
+    CHECK(first->metrics.sync_duration ==
+          core::milliseconds(2) + ns(static_cast<double>(written % (64 * 1024)) / 100e6));
+    h.trigger(2);
+    h.run_for(core::seconds(3));
+    REQUIRE(h.jm.ack_of(2, 1, 0) != nullptr);
+    CHECK(h.jm.ack_of(2, 1, 0)->metrics.sync_duration == core::milliseconds(2));
+  }
+  SECTION("RocksDB full: a RocksDB snapshot, whatever the state") {
+    Harness h(job(StateBackendKind::rocksdb, false));
+    settle(h);
+    h.trigger(1);
+    h.run_for(core::seconds(3));
+    REQUIRE(h.jm.ack_of(1, 1, 0) != nullptr);
+    CHECK(h.jm.ack_of(1, 1, 0)->metrics.sync_duration == core::milliseconds(2));
+  }
+}
+
 TEST_CASE("snapshots: incremental RocksDB uploads only what changed since the last confirmed "
           "checkpoint; FULL checkpoints and heap snapshots upload everything",
           "[snapshot]") {
