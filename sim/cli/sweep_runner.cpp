@@ -279,11 +279,13 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   }
   // The comparison comes from the point files (or, without files, from their text), so a
   // resumed sweep gives the same bytes as an uninterrupted one.
+  // Points run now use the text just written (reading a thousand files back would be a serial
+  // tail longer than the runs); only skipped points are read.
   std::vector<analysis::Point> points;
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    // Without files every point of the shard ran: mine and to_run are the same list.
+  for (std::size_t i = 0, ran = 0; i < mine.size(); ++i) {
+    const bool just_run = ran < to_run.size() && to_run[ran].file == mine[i].file;
     const std::string text =
-        files ? read_text(mine[i].file) : analysis::point_file_text(results[i]);
+        just_run ? analysis::point_file_text(results[ran++]) : read_text(mine[i].file);
     if (auto p = analysis::parse_point_file(text)) points.push_back(std::move(*p));
   }
   std::size_t failed = 0;
