@@ -19,6 +19,7 @@
 
 #include "sim/core/simulation.hpp"
 #include "sim/model/task_runtime.hpp"
+#include "tests/model/fake_job_manager.hpp"
 #include "sim/run/result.hpp"
 #include "sim/run/writers/writers.hpp"
 
@@ -30,43 +31,7 @@ using core::seconds;
 
 namespace {
 
-struct FakeJobManager final : TaskRuntimeListener {
-  struct Ack {
-    std::int64_t id;
-    TaskRef task;
-    SubtaskAck metrics;
-    SimTime at;
-  };
-  struct Decline {
-    std::int64_t id;
-    TaskRef task;
-    CheckpointFailureReason reason;
-    SimTime at;
-  };
-  core::Simulation* sim = nullptr;
-  std::vector<Ack> acks;
-  std::vector<Decline> declines;
-  void acknowledge_checkpoint(std::int64_t id, TaskRef t, const SubtaskAck& m,
-                              const TaskSnapshot&) override {
-    acks.push_back({id, t, m, sim->now()});
-  }
-  void decline_checkpoint(std::int64_t id, TaskRef t, const CheckpointException& e) override {
-    declines.push_back({id, t, e.reason, sim->now()});
-  }
-  void all_tasks_running() override {}
-  void all_tasks_terminal() override {}
-  const Ack* ack_of(std::int64_t id, TaskRef t) const {
-    for (const Ack& a : acks)
-      if (a.id == id && a.task.vertex == t.vertex && a.task.subtask == t.subtask) return &a;
-    return nullptr;
-  }
-  std::vector<Decline> declines_by(TaskRef t) const {
-    std::vector<Decline> out;
-    for (const Decline& d : declines)
-      if (d.task.vertex == t.vertex && d.task.subtask == t.subtask) out.push_back(d);
-    return out;
-  }
-};
+using tests::FakeJobManager;
 
 // Keeps the per-subtask time series (TaskIOMetricGroup's busy / back-pressured / idle time).
 struct SampleRecorder final : Observer {

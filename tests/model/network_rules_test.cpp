@@ -6,43 +6,14 @@
 
 #include "sim/core/simulation.hpp"
 #include "sim/model/task_runtime.hpp"
+#include "tests/model/fake_job_manager.hpp"
 
 using namespace ckptsim;
 using namespace ckptsim::model;
 
 namespace {
 
-struct FakeJobManager final : TaskRuntimeListener {
-  struct Ack {
-    std::int64_t id;
-    TaskRef task;
-    SubtaskAck metrics;
-    SimTime at;
-  };
-  struct Decline {
-    std::int64_t id;
-    TaskRef task;
-    CheckpointFailureReason reason;
-  };
-  core::Simulation* sim = nullptr;
-  std::vector<Ack> acks;
-  std::vector<Decline> declines;
-  bool running = false;
-  void acknowledge_checkpoint(std::int64_t id, TaskRef t, const SubtaskAck& m,
-                              const TaskSnapshot&) override {
-    acks.push_back({id, t, m, sim->now()});
-  }
-  void decline_checkpoint(std::int64_t id, TaskRef t, const CheckpointException& e) override {
-    declines.push_back({id, t, e.reason});
-  }
-  void all_tasks_running() override { running = true; }
-  void all_tasks_terminal() override {}
-  const Ack* ack_of(std::int64_t id, int vertex, int subtask) const {
-    for (const Ack& a : acks)
-      if (a.id == id && a.task.vertex == vertex && a.task.subtask == subtask) return &a;
-    return nullptr;
-  }
-};
+using tests::FakeJobManager;
 
 // Two sources rebalance into one sink (two input channels); every subtask on its own
 // TaskManager so the channels are remote (credit-based).
@@ -378,42 +349,38 @@ TEST_CASE("snapshots: the sync phase by state backend: a heap copy-on-write snap
     h.tasks.set_source_rate(0, 0);
     h.run_for(core::seconds(1));
   };
+  // Checkpoint `id` of the sink, acknowledged (the upload of 100 MB takes 0.5 s).
+  auto checkpoint = [](Harness& h, std::int64_t id) {
+    h.trigger(id);
+    h.run_for(core::seconds(3));
+    const auto* ack = h.jm.ack_of(id, 1, 0);
+    REQUIRE(ack != nullptr);
+    return ack->metrics;
+  };
   const auto ns = [](double seconds) { return static_cast<Duration>(std::llround(seconds * 1e9)); };
   SECTION("hashmap: state size / heap-snapshot-rate (10 GB/s)") {
     Harness h(job(StateBackendKind::hashmap, false));
     settle(h);
-    h.trigger(1);
-    h.run_for(core::seconds(3));
-    const auto* ack = h.jm.ack_of(1, 1, 0);
-    REQUIRE(ack != nullptr);
-    CHECK(ack->metrics.state_size > 100'000'000 + 100'000);
-    CHECK(ack->metrics.sync_duration ==
-          core::milliseconds(2) + ns(static_cast<double>(ack->metrics.state_size) / 10e9));
+    const SubtaskAck ack = checkpoint(h, 1);
+    CHECK(ack.state_size > 100'000'000 + 100'000);
+    CHECK(ack.sync_duration ==
+          core::milliseconds(2) + ns(static_cast<double>(ack.state_size) / 10e9));
   }
   SECTION("RocksDB incremental: the memtable (written since the last flush, modulo the write "
           "buffer) at the local disk's bandwidth; nothing left for the next checkpoint") {
     Harness h(job(StateBackendKind::rocksdb, true));
     settle(h);
-    h.trigger(1);
-    h.run_for(core::seconds(3));
-    const auto* first = h.jm.ack_of(1, 1, 0);
-    REQUIRE(first != nullptr);
-    const std::int64_t written = first->metrics.state_size - 100'000'000;
+    const SubtaskAck first = checkpoint(h, 1);
+    const std::int64_t written = first.state_size - 100'000'000;
     REQUIRE(written > 64 * 1024);  // some memtables were flushed in the background
-    CHECK(first->metrics.sync_duration ==
+    CHECK(first.sync_duration ==
           core::milliseconds(2) + ns(static_cast<double>(written % (64 * 1024)) / 100e6));
-    h.trigger(2);
-    h.run_for(core::seconds(3));
-    REQUIRE(h.jm.ack_of(2, 1, 0) != nullptr);
-    CHECK(h.jm.ack_of(2, 1, 0)->metrics.sync_duration == core::milliseconds(2));
+    CHECK(checkpoint(h, 2).sync_duration == core::milliseconds(2));
   }
   SECTION("RocksDB full: a RocksDB snapshot, whatever the state") {
     Harness h(job(StateBackendKind::rocksdb, false));
     settle(h);
-    h.trigger(1);
-    h.run_for(core::seconds(3));
-    REQUIRE(h.jm.ack_of(1, 1, 0) != nullptr);
-    CHECK(h.jm.ack_of(1, 1, 0)->metrics.sync_duration == core::milliseconds(2));
+    CHECK(checkpoint(h, 1).sync_duration == core::milliseconds(2));
   }
 }
 
