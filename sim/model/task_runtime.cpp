@@ -725,7 +725,7 @@ void TaskRuntime::write_round_robin(Subtask& s, int id, OutputGroup& g, std::int
   const auto n = static_cast<std::int64_t>(g.channels.size());
   const std::int64_t before = g.written;
   g.written += records;
-  g.born_written += static_cast<double>(records) * static_cast<double>(born);
+  g.born_written += static_cast<double>(records) * static_cast<double>(born - g.born_origin);
   // The positions whose builder fills in this write, in the order round robin reaches them
   // (j: the record of this write that reaches the position first).
   std::vector<std::pair<std::int64_t, int>>& filled = filled_scratch_;
@@ -766,7 +766,8 @@ bool TaskRuntime::take_records(const Subtask& s, OutputGroup& g, int position) {
   if (due <= 0) return chan(g.channels[pos]).open_bytes > 0;
   g.taken[pos] += due;
   auto& [written_then, born_then] = g.born_taken[pos];
-  const double born = (g.born_written - born_then) / static_cast<double>(g.written - written_then);
+  const double born = static_cast<double>(g.born_origin) +
+                      (g.born_written - born_then) / static_cast<double>(g.written - written_then);
   written_then = g.written;
   born_then = g.born_written;
   return append_to_builder(g.channels[pos], due, std::max<std::int64_t>(1, vertex(s).record_size),
@@ -802,6 +803,7 @@ void TaskRuntime::reset_round_robin(const Subtask& s, OutputGroup& g, std::size_
   g.origin = origin % n;
   g.written = 0;
   g.taken.assign(n, 0);
+  g.born_origin = sim_.now();
   g.born_written = 0;
   g.born_taken.assign(n, {0, 0.0});
   g.fills_at.assign(n, 0);
@@ -877,6 +879,11 @@ std::int64_t TaskRuntime::close_builders(Subtask& s, const Buffer* event) {
       const bool finished = finish_builder(g.channels[p]);
       if (event) persisted += add_to_subpartition(g.channels[p], *event);
       if (round_robin && (finished || g.taken[p] != taken)) update_fill_point(s, g, position);
+    }
+    if (round_robin) {  // every record was taken: the read-time sums start again from now
+      g.born_origin = sim_.now();
+      g.born_written = 0;
+      for (auto& taken_at : g.born_taken) taken_at.second = 0;
     }
   }
   return persisted;

@@ -211,8 +211,10 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::int64_t written = 0;           // records written to the group since then
     std::vector<std::int64_t> taken;    // per position: records handed to its builder
     std::vector<std::int64_t> fills_at; // per position: `written` at which its builder fills
-    // Read times: their sum over the records written, and per position (written, that sum) at
-    // its last take; a take gives the records the mean read time of the group's records since.
+    // Read times: their sum over the records written (relative to born_origin, moved to each
+    // flush so the sum stays exact), and per position (written, that sum) at its last take; a
+    // take gives the records the mean read time of the group's records since.
+    SimTime born_origin = 0;
     double born_written = 0;
     std::vector<std::pair<std::int64_t, double>> born_taken;
     // (fills_at, position), smallest first; entries whose fills_at changed since are stale.
