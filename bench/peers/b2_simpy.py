@@ -9,8 +9,8 @@ checkpoint coordinator) at the same buffer granularity and with the same rules:
   (one slot each), so channel i -> i is local and all others remote.
 - Sources read one buffer's worth per step (32 KiB / 1 KiB = 32 records every 32 us at 1e6
   records/s), process them at 1 us per record, and write round robin (RebalancePartitioner) into
-  BufferBuilders of 32 KiB; a builder left open is flushed after execution.buffer-timeout
-  (100 ms). Map costs 1 us per record, the sink 1 ms per record (SlowDiscardSink). Records are
+  BufferBuilders of 32 KiB; builders left open are flushed by the OutputFlusher every
+  execution.buffer-timeout (100 ms) once the first write started it. Map costs 1 us per record, the sink 1 ms per record (SlowDiscardSink). Records are
   1 KiB everywhere.
 - Credit-based flow control: a remote channel starts with 2 exclusive credits and borrows
   floating buffers from its gate's 8 up to the sender's backlog; a local channel has one credit.
@@ -225,9 +225,12 @@ class Pipeline:
             if c.open_records <= 0:
                 c.open_records = c.open_bytes = 0
             self.add_to_subpartition(c, (DATA, recs, SEGMENT, 0))
-        if c.open_bytes > 0 and not c.producer.flush_scheduled:
-            c.producer.flush_scheduled = True
-            t = c.producer
+        if c.open_bytes > 0:
+            self.schedule_flush(c.producer)
+
+    def schedule_flush(self, t):
+        if not t.flush_scheduled:
+            t.flush_scheduled = True
             self.env.timeout(BUFFER_TIMEOUT).callbacks.append(lambda _ev: self.flush(t))
 
     def finish_builder(self, c):
@@ -240,6 +243,7 @@ class Pipeline:
         t.flush_scheduled = False
         for c in t.outputs:
             self.finish_builder(c)
+        self.schedule_flush(t)           # the OutputFlusher ticks on
 
     def write_records(self, t, records):
         """RebalancePartitioner: round robin record by record over the output channels."""
