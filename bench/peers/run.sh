@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs B1 (PHOLD) on ckptsim's kernel and on its peers (ns-3, SimGrid, SimPy 3), and B2 (barrier
-# propagation through a back-pressured pipeline) on ckptsim and SimPy 3, in one run, and prints
+# propagation through a back-pressured pipeline) on ckptsim, ns-3 and SimPy 3, in one run, and prints
 # Markdown tables (ns/event, events/s, peak RSS, ratio to ckptsim). See bench/peers/README.md.
 #
 #   bench/peers/run.sh            full: N in {1024, 65536} x M in {1, 16}, median of 3, B2 P=4,32
@@ -12,6 +12,8 @@
 # or "" to skip B2), PEERS_ENGINES (subset of: ckptsim ref-stdpq ns3-map ns3-heap ns3-pq
 # simgrid-timers simpy3; ns3-calendar is also available, not run by default). ref-stdpq is not
 # an engine but the same model on a bare std::priority_queue, the machine's reference point.
+# B2 runs on ns-3's default MapScheduler (row `ns3`) when ns3-map or ns3 (B2 only) is listed,
+# and on its PriorityQueueScheduler (row `ns3-pq`) when ns3-pq is; on SimPy when simpy3 is.
 #
 # Not part of `make test`; nothing here is linked into ckptsim. Builds go to bench/peers/build
 # (gitignored).
@@ -72,6 +74,7 @@ build_if_stale() {  # output source compile-args...
 }
 # ns3-core.pc of Debian's 3.37 has a broken Cflags line ("-I/usr;"), so the flags are spelled out.
 build_if_stale "$build/phold_ns3" "$here/phold_ns3.cpp" -I/usr/include -lns3-core
+build_if_stale "$build/b2_ns3" "$here/b2_ns3.cpp" -I/usr/include -lns3-core
 build_if_stale "$build/phold_stdpq" "$here/phold_stdpq.cpp"
 build_if_stale "$build/phold_simgrid" "$here/phold_simgrid.cpp" $(pkg-config --cflags --libs simgrid)
 
@@ -96,6 +99,8 @@ results="$build/results-$(date +%Y%m%d-%H%M%S).txt"
   echo "# reps=$reps events=$events simpy_events=$simpy_events configs=$configs quick=$quick pin=${pin[*]}"
 } >> "$results"
 
+has_engine() { [[ " $engines " == *" $1 "* ]]; }
+
 run_one() {  # engine N M
   local e=$1 n=$2 m=$3
   case "$e" in
@@ -114,6 +119,7 @@ for r in $(seq 1 "$reps"); do
   for c in $configs; do
     n=${c%%:*}; m=${c##*:}
     for e in $engines; do
+      [ "$e" = ns3 ] && continue   # B2 only
       echo "B1 rep $r/$reps  $e N=$n M=$m" >&2
       run_one "$e" "$n" "$m" | grep '^RESULT' | sed "s/\$/ rep=$r/" >> "$results"
     done
@@ -126,8 +132,18 @@ for p in $b2_sizes; do
     --benchmark_format=json 2>/dev/null |
     "$python" "$here/report.py" --b2-json "$p" >> "$results"
   for r in $(seq 1 "$reps"); do
-    echo "B2 simpy3 P=$p rep $r/$reps" >&2
-    "${pin[@]}" "$python" "$here/b2_simpy.py" "$p" | grep '^B2RESULT' | sed "s/\$/ rep=$r/" >> "$results"
+    if has_engine ns3-map || has_engine ns3; then
+      echo "B2 ns3 (MapScheduler) P=$p rep $r/$reps" >&2
+      "${pin[@]}" "$build/b2_ns3" "$p" 60 map | grep '^B2RESULT' | sed "s/\$/ rep=$r/" >> "$results"
+    fi
+    if has_engine ns3-pq; then
+      echo "B2 ns3-pq (PriorityQueueScheduler) P=$p rep $r/$reps" >&2
+      "${pin[@]}" "$build/b2_ns3" "$p" 60 pq | grep '^B2RESULT' | sed "s/\$/ rep=$r/" >> "$results"
+    fi
+    if has_engine simpy3; then
+      echo "B2 simpy3 P=$p rep $r/$reps" >&2
+      "${pin[@]}" "$python" "$here/b2_simpy.py" "$p" | grep '^B2RESULT' | sed "s/\$/ rep=$r/" >> "$results"
+    fi
   done
 done
 
