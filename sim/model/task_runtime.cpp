@@ -737,8 +737,7 @@ void TaskRuntime::write_round_robin(Subtask& s, int id, OutputGroup& g, std::int
     auto& current = g.fills_at[static_cast<std::size_t>(position)];
     if (current != at) continue;  // stale
     current = std::numeric_limits<std::int64_t>::max();
-    const auto k = static_cast<std::int64_t>(
-        (static_cast<std::size_t>(position) + g.channels.size() - g.origin) % g.channels.size());
+    const std::int64_t k = g.offset(static_cast<std::size_t>(position));
     filled.emplace_back(((k - before) % n + n) % n, position);
   }
   std::sort(filled.begin(), filled.end());
@@ -761,7 +760,7 @@ void TaskRuntime::write_round_robin(Subtask& s, int id, OutputGroup& g, std::int
 bool TaskRuntime::take_records(const Subtask& s, OutputGroup& g, int position) {
   const auto pos = static_cast<std::size_t>(position);
   const auto n = static_cast<std::int64_t>(g.channels.size());
-  const auto k = static_cast<std::int64_t>((pos + g.channels.size() - g.origin) % g.channels.size());
+  const std::int64_t k = g.offset(pos);
   const std::int64_t due = round_robin_share(g.written, k, n) - g.taken[pos];
   if (due <= 0) return chan(g.channels[pos]).open_bytes > 0;
   g.taken[pos] += due;
@@ -783,7 +782,7 @@ void TaskRuntime::update_fill_point(const Subtask& s, OutputGroup& g, int positi
   const std::int64_t room = c.buffer_size - c.open_bytes;
   const std::int64_t need = room <= 0 ? 1 : (room + record_size - 1) / record_size;
   const auto n = static_cast<std::int64_t>(g.channels.size());
-  const auto k = static_cast<std::int64_t>((pos + g.channels.size() - g.origin) % g.channels.size());
+  const std::int64_t k = g.offset(pos);
   const std::int64_t at = k + (g.taken[pos] + need - 1) * n + 1;
   g.fills_at[pos] = at;
   if (g.fills.size() >= 4 * g.channels.size()) {  // mostly stale: rebuild

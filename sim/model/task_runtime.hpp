@@ -221,6 +221,10 @@ class TaskRuntime final : public core::EventHandler, private CheckpointStorage::
     std::vector<std::pair<std::int64_t, int>> fills;
     bool round_robin() const { return ship != ShipStrategy::forward &&
                                       ship != ShipStrategy::broadcast && weights.empty(); }
+    // A position's place in the round-robin order, counted from the origin.
+    std::int64_t offset(std::size_t position) const {
+      return static_cast<std::int64_t>((position + channels.size() - origin) % channels.size());
+    }
   };
   struct SyncPhase {  // a subtask's checkpoint between barrier broadcast and sync end
     Buffer barrier;
