@@ -88,17 +88,16 @@ class Chart:
     def axes(self):
         p = self.parts
         x_l, x_r, y_t, y_b = LEFT, W - RIGHT, TOP, H - BOTTOM
+        def grid(v):  # powers of ten get the darker grid line
+            return "ccc" if abs(math.log10(v) - round(math.log10(v))) < 1e-9 else "eee"
+
         for v in ticks(self.x0, self.x1):
             x = self.sx(v)
-            major = abs(math.log10(v) - round(math.log10(v))) < 1e-9
-            p.append(f'<line x1="{x:.1f}" y1="{y_t}" x2="{x:.1f}" y2="{y_b}" '
-                     f'stroke="#{"ccc" if major else "eee"}"/>')
+            p.append(f'<line x1="{x:.1f}" y1="{y_t}" x2="{x:.1f}" y2="{y_b}" stroke="#{grid(v)}"/>')
             p.append(f'<text x="{x:.1f}" y="{y_b + 16}" text-anchor="middle">{fmt(v)}</text>')
         for v in ticks(self.y0, self.y1):
             y = self.sy(v)
-            major = abs(math.log10(v) - round(math.log10(v))) < 1e-9
-            p.append(f'<line x1="{x_l}" y1="{y:.1f}" x2="{x_r}" y2="{y:.1f}" '
-                     f'stroke="#{"ccc" if major else "eee"}"/>')
+            p.append(f'<line x1="{x_l}" y1="{y:.1f}" x2="{x_r}" y2="{y:.1f}" stroke="#{grid(v)}"/>')
             p.append(f'<text x="{x_l - 6}" y="{y + 4:.1f}" text-anchor="end">{fmt(v)}</text>')
         p.append(f'<rect x="{x_l}" y="{y_t}" width="{x_r - x_l}" height="{y_b - y_t}" '
                  'fill="none" stroke="#333"/>')

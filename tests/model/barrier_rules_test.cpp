@@ -594,16 +594,25 @@ TEST_CASE(
 // 33, 49, 73, 109, 163. FLINK-36555 (Flink 2.0) made it a double and rounds: 15, 23, 34, 51, ...
 TEST_CASE(
     "R19 BufferSizeEMATest.testCalculationBufferSize (upgrade): from the minimum 10 the "
-    "size grows 15, 22, 33, 49, 73, 109 (Flink 1.17-1.20)",
+    "size grows 15, 22, 33, 49, 73, 109 (Flink 1.17-1.20; 2.0: 15, 23, 34, 51, 76, 114)",
     "[conformance][network][debloat]") {
-  Harness h(debloat_job(200, 10, 3));
-  CHECK(size_after(h, 5) == 10);  // 100, 50, 25, 12, 10 with no throughput
-  h.run_to(milliseconds(1050));
-  h.tasks.set_source_rate(0, 1000);  // calculateBufferSize(333, 1): capped at 2 x last
-  const std::vector<std::int64_t> sizes = {15, 22, 33, 49, 73, 109, 163, 200};
-  for (int k = 6; k <= 13; ++k) {
-    INFO("recalculation " << k);
-    CHECK(size_after(h, k) == sizes[static_cast<std::size_t>(k - 6)]);
+  auto grow = [](FlinkVersion version, const std::vector<std::int64_t>& sizes) {
+    Scenario s = debloat_job(200, 10, 3);
+    s.flink.version = version;
+    Harness h(std::move(s));
+    CHECK(size_after(h, 5) == 10);  // 100, 50, 25, 12 (13 in 2.0), 10 with no throughput
+    h.run_to(milliseconds(1050));
+    h.tasks.set_source_rate(0, 1000);  // calculateBufferSize(333, 1): capped at 2 x last
+    for (int k = 6; k <= 13; ++k) {
+      INFO("recalculation " << k);
+      CHECK(size_after(h, k) == sizes[static_cast<std::size_t>(k - 6)]);
+    }
+  };
+  SECTION("1.17-1.20: an int, truncated every step") {
+    grow(FlinkVersion::v1_17, {15, 22, 33, 49, 73, 109, 163, 200});
+  }
+  SECTION("2.0 (FLINK-36555): a double, the announced size rounded") {
+    grow(FlinkVersion::v2_0, {15, 23, 34, 51, 76, 114, 171, 200});
   }
 }
 

@@ -47,7 +47,7 @@ run::RunResult flushed_pipeline(Duration buffer_timeout) {
 }  // namespace
 
 TEST_CASE("execution.buffer-timeout: records read evenly wait half the timeout on average for the "
-          "flush (StreamRecordWriter's OutputFlusher)", "[latency]") {
+          "flush (RecordWriter.OutputFlusher)", "[latency]") {
   const run::RunResult slow = flushed_pipeline(core::milliseconds(100));
   const run::RunResult fast = flushed_pipeline(core::milliseconds(10));
   REQUIRE(slow.end_to_end_latency.records > 50'000);
