@@ -5,7 +5,6 @@
 // It talks to the tasks only through CheckpointCoordinatorGateway, as Flink's RPCs do.
 #pragma once
 
-#include "sim/model/connectors/kafka.hpp"
 
 #include <cstdint>
 #include <deque>
@@ -28,11 +27,12 @@ namespace ckptsim::model {
 struct TaskSnapshot {
   std::int64_t source_position = 0;  // records emitted so far (sources)
   std::int64_t state_size = 0;       // bytes of operator state
-  // A MySQL CDC reader's split state: its phase and the snapshot chunks it finished.
-  std::uint8_t cdc_phase = 0;        // CdcPhase
-  std::int64_t cdc_chunks_done = 0;
-  // A KafkaSink writer's committables not committed yet (exactly-once).
-  std::vector<KafkaTxn> kafka_committables;
+  // A source reader's split state (SourceReader.snapshotState): a phase of the connector's
+  // own (a CDC reader: snapshot or binlog) and its progress in it.
+  std::uint8_t split_phase = 0;
+  std::int64_t split_progress = 0;
+  // A sink writer's committables not committed yet (SinkWriter.prepareCommit, two-phase).
+  std::vector<Committable> committables;
 };
 
 struct RequestOutcome;

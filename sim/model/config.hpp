@@ -109,7 +109,7 @@ struct ClusterSpec {
   CheckpointStorageSpec checkpoint_storage;
   Duration deploy_time = core::milliseconds(500);   // SCHEDULED -> RUNNING after (re)deploy
   Duration rpc_latency = core::milliseconds(1);     // JM <-> TM messages
-  // The synchronous part of a snapshot by state backend (see TaskRuntime::sync_duration): the
+  // The synchronous part of a snapshot by state backend (see TaskExecutor::sync_duration): the
   // local disk a RocksDB memtable flush writes to, and how much heap state a HashMapStateBackend
   // copy-on-write snapshot (a shallow copy of its tables) covers per second.
   double local_disk_bandwidth_bytes_per_second = 200e6;

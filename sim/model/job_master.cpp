@@ -141,7 +141,7 @@ std::vector<TaskRef> JobMaster::tasks_to_wait_for() {
 
 Duration JobMaster::coordinator_busy(std::size_t step) {
   const int v = step < master_steps_.size() ? master_steps_[step].cdc_vertex : -1;
-  return v < 0 ? 0 : tasks_.cdc_enumerator_busy(v);
+  return v < 0 ? 0 : tasks_.coordinator_busy(v);
 }
 
 void JobMaster::trigger_tasks(std::int64_t id, SimTime timestamp,

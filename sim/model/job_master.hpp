@@ -14,14 +14,14 @@
 #include "sim/model/config.hpp"
 #include "sim/model/observer.hpp"
 #include "sim/model/restart_strategy.hpp"
-#include "sim/model/task_runtime.hpp"
+#include "sim/model/task/task_executor.hpp"
 
 namespace ckptsim::model {
 
 class JobMaster final : public core::EventHandler,
                         public CheckpointCoordinatorGateway,
                         public CheckpointFailureManager::Callbacks,
-                        public TaskRuntimeListener {
+                        public JobMasterGateway {
  public:
   JobMaster(core::Simulation& sim, const Scenario& scenario, std::string job_id,
             Observer& observer);
@@ -34,7 +34,7 @@ class JobMaster final : public core::EventHandler,
   int failovers() const { return failovers_; }
   int restarts() const { return restarts_; }
   std::int64_t replayed_records() const { return replayed_; }
-  const TaskRuntime& tasks() const { return tasks_; }
+  const TaskExecutor& tasks() const { return tasks_; }
   void flush_samples() { tasks_.flush_samples(); }
   CheckpointCoordinator* coordinator() { return coordinator_.get(); }
 
@@ -50,7 +50,7 @@ class JobMaster final : public core::EventHandler,
   // CheckpointFailureManager::Callbacks
   void fail_job(const std::string& message) override;
   void fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) override;
-  // TaskRuntimeListener
+  // JobMasterGateway
   void acknowledge_checkpoint(std::int64_t id, TaskRef task, const SubtaskAck& metrics,
                               const TaskSnapshot& state) override;
   void decline_checkpoint(std::int64_t id, TaskRef task, const CheckpointException&) override;
@@ -79,7 +79,7 @@ class JobMaster final : public core::EventHandler,
   const Scenario& scenario_;
   std::string job_id_;
   Observer& observer_;
-  TaskRuntime tasks_;
+  TaskExecutor tasks_;
   std::unique_ptr<CheckpointCoordinator> coordinator_;
   std::vector<std::unique_ptr<CheckpointCoordinator>> finished_coordinators_;
   std::unique_ptr<RestartBackoffTimeStrategy> restart_strategy_;

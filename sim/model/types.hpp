@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "sim/core/time.hpp"
+
 namespace ckptsim::model {
 
 // org.apache.flink.api.common.JobStatus
@@ -76,6 +78,14 @@ struct TaskRef {
   int vertex = 0;
   int subtask = 0;
   int attempt = 0;
+};
+
+// A transaction a two-phase-commit sink writer precommitted at a checkpoint (Flink's
+// committable): committed by the Committer at notifyCheckpointComplete, or again on restore.
+struct Committable {
+  std::int64_t checkpoint = 0;  // the checkpoint whose snapshot precommitted it
+  core::SimTime opened = 0;     // its first record
+  std::int64_t records = 0;
 };
 
 }  // namespace ckptsim::model

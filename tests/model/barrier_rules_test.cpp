@@ -1,6 +1,6 @@
 // The barrier, metric and debloating rules of reference/flink-task-network.md section 6 that
 // network_rules_test.cpp does not cover with a test of their own (R3, R4, R13, R17, R18, R19, and
-// the end-of-partition handling of FLIP-147), driven directly on the TaskRuntime with a fake
+// the end-of-partition handling of FLIP-147), driven directly on the TaskExecutor with a fake
 // JobManager. Test names cite the rule and the Flink test (or class.method) they port.
 //
 // Every time asserted here is exact: RPC and storage latency and the sync phases are zero unless
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "sim/core/simulation.hpp"
-#include "sim/model/task_runtime.hpp"
+#include "sim/model/task/task_executor.hpp"
 #include "tests/model/fake_job_manager.hpp"
 #include "sim/run/result.hpp"
 #include "sim/run/writers/writers.hpp"
@@ -46,7 +46,7 @@ struct Harness {
   core::Simulation sim;
   SampleRecorder observer;
   FakeJobManager jm;
-  TaskRuntime tasks;
+  TaskExecutor tasks;
   explicit Harness(Scenario s, const CompletedCheckpoint* restored = nullptr)
       : scenario(std::move(s)), tasks(sim, scenario, observer, jm) {
     jm.sim = &sim;
@@ -193,7 +193,7 @@ TEST_CASE(
 // it handed out the barrier), as testMultiChannelJumpingOverCheckpoint asserts ("checkpoint 2
 // aborted, checkpoint 3 started": getBlockedChannels() is exactly the channel of barrier 3).
 // Resuming it too would let records behind barrier N+1 be processed before the snapshot of N+1:
-// an exactly-once violation (TaskRuntime::start_new_checkpoint keeps it blocked).
+// an exactly-once violation (TaskExecutor::start_new_checkpoint keeps it blocked).
 TEST_CASE(
     "R3 AlignedCheckpointsTest.testMultiChannelJumpingOverCheckpoint: the channel whose "
     "barrier N+1 subsumed N stays blocked; no record behind barrier N+1 is processed before "
@@ -658,7 +658,7 @@ TEST_CASE(
 
 // The EndOfPartition of a channel whose barrier is awaited completes the alignment
 // (processEndOfPartition -> markCheckpointAlignedAndTransformState -> endOfPartitionReceived;
-// AlignedCheckpointsTest.testTriggerCheckpointsWithEndOfPartition; TaskRuntime::end_of_partition).
+// AlignedCheckpointsTest.testTriggerCheckpointsWithEndOfPartition; TaskExecutor::end_of_partition).
 // Without it the Sink would align checkpoint 1 for ever, the channel of source 0 blocked.
 TEST_CASE(
     "FLIP-147 AlignedCheckpointsTest.testTriggerCheckpointsWithEndOfPartition: an upstream "

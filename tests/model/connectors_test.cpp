@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <string>
 
-#include "sim/model/connectors/doris.hpp"
-#include "sim/model/connectors/kafka.hpp"
-#include "sim/model/connectors/mysql_cdc.hpp"
+#include "sim/model/connectors/doris/doris_system.hpp"
+#include "sim/model/connectors/kafka/kafka_transactions.hpp"
+#include "sim/model/connectors/mysql_cdc/chunk_plan.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
 

@@ -1,4 +1,4 @@
-// The JobManager side of the TaskRuntime for tests that drive tasks directly: it records the
+// The JobManager side of the TaskExecutor for tests that drive tasks directly: it records the
 // acknowledgements and declines (with their simulated time) and whether all tasks run.
 #pragma once
 
@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "sim/core/simulation.hpp"
-#include "sim/model/task_runtime.hpp"
+#include "sim/model/task/task_executor.hpp"
 
 namespace ckptsim::tests {
 
-struct FakeJobManager final : model::TaskRuntimeListener {
+struct FakeJobManager final : model::JobMasterGateway {
   struct Ack {
     std::int64_t id;
     model::TaskRef task;

@@ -1,12 +1,12 @@
 // The task and network rules of reference/flink-task-network.md section 6, driven directly on
-// the TaskRuntime with a fake JobManager. Test names cite the rule and the Flink test it ports.
+// the TaskExecutor with a fake JobManager. Test names cite the rule and the Flink test it ports.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <vector>
 
 #include "sim/core/simulation.hpp"
-#include "sim/model/task_runtime.hpp"
+#include "sim/model/task/task_executor.hpp"
 #include "tests/model/fake_job_manager.hpp"
 
 using namespace ckptsim;
@@ -47,7 +47,7 @@ struct Harness {
   core::Simulation sim;
   Observer observer;
   FakeJobManager jm;
-  TaskRuntime tasks;
+  TaskExecutor tasks;
   explicit Harness(Scenario s) : scenario(std::move(s)), tasks(sim, scenario, observer, jm) {
     jm.sim = &sim;
     tasks.deploy(nullptr);

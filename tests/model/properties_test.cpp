@@ -127,7 +127,7 @@ model::Scenario load(const Topology& t, const Mode& m, std::uint64_t seed, bool 
 
 // What the model reports, as the properties need it.
 struct Facts final : model::Observer {
-  const model::TaskRuntime* tasks = nullptr;
+  const model::TaskExecutor* tasks = nullptr;
   // Checkpoint ids acknowledged by each subtask attempt, in arrival order (acks of pending
   // checkpoints and late ones of recently expired checkpoints).
   std::map<std::tuple<int, int, int>, std::vector<std::int64_t>> acks;
@@ -186,7 +186,7 @@ std::string describe(const Topology& t, const Mode& m, std::uint64_t seed, bool 
 
 // Records read since `restored` (times the fan-out) minus those at sinks or in channels: zero
 // up to the slack the topology allows.
-std::int64_t unaccounted(const model::TaskRuntime& tasks, const Topology& t,
+std::int64_t unaccounted(const model::TaskExecutor& tasks, const Topology& t,
                          std::int64_t restored) {
   const std::int64_t read = (tasks.total_source_position() - restored) * t.fanout;
   return read - (tasks.records_received_by_sinks() + tasks.records_in_flight());

@@ -6,14 +6,14 @@
 #include <cmath>
 
 #include "sim/core/simulation.hpp"
-#include "sim/model/task_runtime.hpp"
+#include "sim/model/task/task_executor.hpp"
 
 using namespace ckptsim;
 using namespace ckptsim::model;
 
 namespace {
 
-struct NullJobManager final : TaskRuntimeListener {
+struct NullJobManager final : JobMasterGateway {
   void acknowledge_checkpoint(std::int64_t, TaskRef, const SubtaskAck&, const TaskSnapshot&) override {}
   void decline_checkpoint(std::int64_t, TaskRef, const CheckpointException&) override {}
   void all_tasks_running() override {}
@@ -43,7 +43,7 @@ Scenario mm1(double lambda, double mu, int buffers, std::uint64_t seed) {
 }
 
 struct QueueRun {
-  TaskRuntime::ChannelQueueStats channel;
+  TaskExecutor::ChannelQueueStats channel;
   double latency_mean_ms = 0;  // end to end: source read to sink processed
 };
 
@@ -51,13 +51,13 @@ QueueRun run_mm1(const Scenario& scenario, Duration length) {
   core::Simulation sim;
   Observer observer;
   NullJobManager jm;
-  TaskRuntime tasks(sim, scenario, observer, jm);
+  TaskExecutor tasks(sim, scenario, observer, jm);
   tasks.deploy(nullptr);
   sim.run_until(length);
   return {*tasks.channel_queue_stats({0, 0, 0}, {1, 0, 0}), tasks.end_to_end_latency().mean_ms()};
 }
 
-TaskRuntime::ChannelQueueStats run_queue(const Scenario& scenario, Duration length) {
+TaskExecutor::ChannelQueueStats run_queue(const Scenario& scenario, Duration length) {
   return run_mm1(scenario, length).channel;
 }
 
@@ -120,7 +120,7 @@ TEST_CASE("oracle: two-station tandem with a finite buffer, X = mu1 (1 - rho^(K+
   core::Simulation sim;
   Observer observer;
   NullJobManager jm;
-  TaskRuntime tasks(sim, s, observer, jm);
+  TaskExecutor tasks(sim, s, observer, jm);
   tasks.deploy(nullptr);
   sim.run_until(core::minutes(30));
   const auto st = *tasks.channel_queue_stats({1, 0, 0}, {2, 0, 0});

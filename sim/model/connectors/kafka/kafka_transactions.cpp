@@ -1,5 +1,5 @@
 // KafkaWriter / KafkaCommitter transactions (see kafka.hpp).
-#include "sim/model/connectors/kafka.hpp"
+#include "sim/model/connectors/kafka/kafka_transactions.hpp"
 
 #include <algorithm>
 

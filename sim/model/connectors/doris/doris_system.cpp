@@ -1,7 +1,7 @@
 // Doris stream loads and the 1.6.1 DorisWriter (see doris.hpp). Sources read for each rule:
 // DorisWriter.write/prepareCommit, DorisStreamLoad.writeRecord/stopLoad, RecordBuffer.write
 // (doris-flink-connector 1.6.1, field-scenarios.md A.3 [D5][D6][D7][D8][D13]).
-#include "sim/model/connectors/doris.hpp"
+#include "sim/model/connectors/doris/doris_system.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sim/model/connectors/mysql_cdc.hpp"
+#include "sim/model/connectors/mysql_cdc/chunk_plan.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Doris as stream loads see it, and the DorisWriter of doris-flink-connector 1.6.1
-// (reference/field-scenarios.md A.3). Pure functions of simulated time: the TaskRuntime asks
+// (reference/field-scenarios.md A.3). Pure functions of simulated time: the TaskExecutor asks
 // how long a call takes and schedules the events itself.
 //
 // One stream load per (table, subtask, checkpoint interval): it opens with the first row of the

@@ -1,6 +1,6 @@
 // The transactions of a KafkaSink writer with sink.delivery-guarantee exactly-once
 // (flink-connector-kafka KafkaWriter / KafkaCommitter; field-scenarios.md B9). Pure
-// bookkeeping of simulated time; the TaskRuntime calls it from the task's thread.
+// bookkeeping of simulated time; the TaskExecutor calls it from the task's thread.
 //
 // A transaction opens at the first record after a checkpoint's snapshot (the broker's clock
 // starts with the first AddPartitionsToTxn), is precommitted by the next snapshot (flush), and is
@@ -15,14 +15,11 @@
 #include <vector>
 
 #include "sim/core/time.hpp"
+#include "sim/model/types.hpp"
 
 namespace ckptsim::model {
 
-struct KafkaTxn {
-  std::int64_t checkpoint = 0;  // the checkpoint whose snapshot precommitted it
-  core::SimTime opened = 0;
-  std::int64_t records = 0;
-};
+using KafkaTxn = Committable;  // a KafkaCommittable: the producer of one transaction
 
 class KafkaTransactions {
  public:

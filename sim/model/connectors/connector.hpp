@@ -1,0 +1,189 @@
+// The seams between the task runtime and connector code, modelled on Flink's connector API
+// (flink-core org.apache.flink.api.connector.source and .sink2). The runtime calls these at the
+// points Flink calls user code and knows no connector by name; a connector is one folder
+// implementing them plus one line in registry.cpp.
+//
+//  - Source: the SplitEnumerator (in the SourceCoordinator, an OperatorCoordinator on the
+//    JobManager) and the SourceReader of every subtask of one vertex. A reader either emits at a
+//    rate (pollNext in every mailbox step) or whole batches its split fetcher read ahead (a CDC
+//    snapshot chunk), and may hold the checkpoint lock (a legacy SourceFunction).
+//  - Sink: the SinkWriter of every subtask of one vertex (write, which may block the task thread;
+//    flush / prepareCommit at the barrier, prepareSnapshotPreBarrier) with its Committer
+//    (commit at notifyCheckpointComplete, again on restore).
+// Subtask indices here are 0-based within the vertex.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/core/simulation.hpp"
+#include "sim/model/checkpoint_coordinator.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/network/buffer.hpp"
+#include "sim/model/observer.hpp"
+
+namespace ckptsim::model {
+
+// What connector code may use of the runtime around it (its task's RuntimeContext, the
+// TaskManager's failure path) for the vertex it belongs to.
+class ConnectorContext {
+ public:
+  virtual ~ConnectorContext() = default;
+  virtual core::Simulation& sim() = 0;
+  virtual const Scenario& scenario() const = 0;
+  // Events a connector schedules carry the attempt generation; older ones are ignored.
+  virtual std::uint32_t generation() const = 0;
+  virtual ExecutionState state(int vertex, int index) const = 0;
+  virtual TaskRef task(int vertex, int index) const = 0;
+  virtual std::string task_name(TaskRef task) const = 0;
+  virtual bool is_source_task(int vertex) const = 0;
+  // The task thread looks at its mailbox and input again.
+  virtual void wake(int vertex, int index) = 0;
+  // The reader's split changed under a step in progress: the step starts over from now.
+  virtual void restart_step(int vertex, int index) = 0;
+  // The subtask fails with an exception from connector code (Task.failExternally): it switches
+  // to FAILED, then the failure reaches the JobMaster.
+  virtual void switch_to_failed(int vertex, int index) = 0;
+  virtual void report_failure(int vertex, int index, const std::string& exception_class,
+                              const std::string& message) = 0;
+  void fail_task(int vertex, int index, const std::string& exception_class,
+                 const std::string& message) {
+    switch_to_failed(vertex, index);
+    report_failure(vertex, index, exception_class, message);
+  }
+  // Something the connector did that explains a run (the TaskManager log's side).
+  virtual void connector_event(ConnectorEvent::Kind kind, int vertex, int index,
+                               std::string table = {}, std::string detail = {},
+                               std::int64_t rows = 0) = 0;
+};
+
+// An exception raised in connector code: its class and message.
+struct ConnectorException {
+  std::string exception_class;
+  std::string message;
+};
+
+// A new attempt of a subtask, for its reader or writer to start from.
+struct ReaderAttempt {
+  int index = 0;
+  int previous_attempt = -1;          // -1: the first deployment
+  SimTime previous_left_running = 0;  // when the previous attempt stopped RUNNING
+  std::int64_t previous_position = 0; // records the previous attempt had read
+  bool has_split = true;              // the reader has a partition to read
+  double configured_rate = 0;         // the vertex's records/s per subtask now
+  const CompletedCheckpoint* restored = nullptr;  // the checkpoint restored (nullptr: none)
+  const TaskSnapshot* state = nullptr;            // this subtask's state in it, if any
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+
+  // --- SplitEnumerator (SourceCoordinator thread on the JobManager)
+  // A new job attempt: the enumerator starts again from its checkpointed state.
+  virtual void restart_enumerator(SimTime /*now*/) {}
+  // OperatorCoordinator.checkpointCoordinator, at the trigger of checkpoint `id`.
+  virtual void checkpoint_triggered(std::int64_t /*id*/) {}
+  virtual void notify_checkpoint_complete(std::int64_t /*id*/) {}
+  // How long the coordinator's thread is still busy (its checkpoint waits behind that work).
+  virtual Duration coordinator_busy(SimTime /*now*/) const { return 0; }
+
+  // --- SourceReader of subtask `index`
+  virtual void deploy_reader(const ReaderAttempt&) {}
+  virtual void reader_running(int /*index*/) {}  // the task switched to RUNNING
+  // The reader's splits are partitions: subtasks beyond `partitions:` have none.
+  virtual bool reads_partitions() const { return true; }
+  // Records per second the reader reads now, given the vertex's configured rate.
+  virtual double rate(int /*index*/, double configured) const { return configured; }
+  // The reader emits whole batches its split fetcher read ahead now (a CDC snapshot chunk).
+  virtual bool emits_batch(int /*index*/) const { return false; }
+  // Whole batches the split fetcher reads ahead: when the next is ready (kNever: none will be),
+  // or nullopt if the reader reads at its rate now.
+  virtual std::optional<SimTime> next_batch_ready(int /*index*/) { return std::nullopt; }
+  struct Batch {
+    std::int64_t records = 0;
+    std::int32_t table = Buffer::kNoTable;
+  };
+  // The batch that is ready (after next_batch_ready said when).
+  virtual Batch poll_batch(int /*index*/) { return {}; }
+  // A step at the rate: of the `records` due, how many can be read, and their table.
+  virtual Batch poll(int /*index*/, std::int64_t records, double /*configured_rate*/) {
+    return {records, Buffer::kNoTable};
+  }
+  // The reader's loop holds the checkpoint lock (a legacy SourceFunction's snapshot phase).
+  virtual bool holds_checkpoint_lock(int /*index*/) const { return false; }
+  // A step is emitted in one go (no mail runs between its records).
+  virtual bool emits_steps_whole() const { return false; }
+  // The reader emits batches its fetcher read ahead (next_batch_ready is used).
+  virtual bool reads_ahead_batches() const { return false; }
+  // The tables a reader's records belong to (Buffer::table indexes them) and each one's share
+  // of the changes when records are spread over all of them (Buffer::kAllTables).
+  virtual const std::vector<std::string>* tables() const { return nullptr; }
+  virtual std::vector<double> change_shares() const { return {}; }
+  virtual void snapshot_state(int /*index*/, TaskSnapshot&) const {}
+  // Why a checkpoint trigger waits at this reader (a lock, a batch in one step).
+  virtual void explain_wait(int /*index*/, bool /*busy_with_batch*/, std::int64_t /*batch_records*/,
+                            SimTime /*batch_started*/, WaitState&) const {}
+};
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  // A new attempt of writer `index` (its committables restored and committed again).
+  virtual void deploy_writer(int /*index*/, const TaskSnapshot* /*restored*/) {}
+  // Fails the writer's initialisation (SinkWriter creation / initializeState).
+  virtual std::optional<ConnectorException> init_failure(int /*index*/,
+                                                         std::int64_t /*restored_checkpoint*/) const {
+    return std::nullopt;
+  }
+  // SinkWriter.write for a buffer's records, `cpu` the operator's own cost: the time the task
+  // thread spends (kNever: it never returns).
+  virtual Duration write(int index, const Buffer& buffer, Duration cpu) = 0;
+  // Whether writes block the thread in the connector (no mail runs inside them).
+  virtual bool writes_block_thread() const { return false; }
+  // SinkWriter.flush / prepareCommit before the barrier goes on (prepareSnapshotPreBarrier):
+  // the time it takes (kNever: for ever), or the exception it throws.
+  struct Prepared {
+    Duration took = 0;
+    std::optional<ConnectorException> thrown;
+  };
+  virtual Prepared prepare_commit(int index, std::int64_t checkpoint) = 0;
+  virtual void snapshot_state(int /*index*/, TaskSnapshot&) const {}
+  // Committer.commit at notifyCheckpointComplete.
+  virtual void notify_checkpoint_complete(int /*index*/, std::int64_t /*id*/) {}
+  // Why the task thread is inside the writer (true if it is).
+  virtual bool explain_wait(int /*index*/, WaitState&) const { return false; }
+  virtual void cancel() {}  // the attempts are cancelled: open transactions are aborted
+};
+
+// An external system connectors talk to (a database, a broker) as a resource of its own: the
+// timeline's operations on it, and what happens to it when the job is submitted.
+class ExternalSystem {
+ public:
+  virtual ~ExternalSystem() = default;
+  virtual void job_submitted() {}  // tools that run before a submission (creating tables)
+  virtual void system_action(const TimelineAction&) {}
+};
+
+// The connectors of a job: per vertex its source (if a connector reads it) and its sinks (the
+// sink operators chained into it), and the external systems.
+struct Connectors {
+  struct OfVertex {
+    std::unique_ptr<Source> source;
+    std::vector<std::unique_ptr<Sink>> sinks;
+  };
+  std::vector<OfVertex> vertices;
+  std::vector<std::unique_ptr<ExternalSystem>> systems;
+};
+
+// A connector's factory: adds its sources, sinks and systems for the vertices it serves.
+using ConnectorFactory = void (*)(const Scenario&, ConnectorContext&, Connectors&);
+
+// Every registered connector's factory applied to the scenario (registry.cpp: one line each).
+Connectors make_connectors(const Scenario& scenario, ConnectorContext& context);
+
+}  // namespace ckptsim::model

@@ -1,0 +1,25 @@
+// The registered connectors: each adds its sources, sinks and external systems to the job.
+// Adding a connector is its folder plus one line here (and its spec and scenario keys).
+#include "sim/model/connectors/connector.hpp"
+
+namespace ckptsim::model {
+
+void add_mysql_cdc(const Scenario&, ConnectorContext&, Connectors&);     // mysql_cdc/
+void add_kafka_source(const Scenario&, ConnectorContext&, Connectors&);  // kafka/
+void add_doris(const Scenario&, ConnectorContext&, Connectors&);         // doris/
+void add_kafka_sink(const Scenario&, ConnectorContext&, Connectors&);    // kafka/
+
+namespace {
+// Sources first: a sink chained to a source reads its table list.
+constexpr ConnectorFactory kConnectors[] = {&add_mysql_cdc, &add_kafka_source, &add_doris,
+                                            &add_kafka_sink};
+}  // namespace
+
+Connectors make_connectors(const Scenario& scenario, ConnectorContext& context) {
+  Connectors connectors;
+  connectors.vertices.resize(scenario.job.vertices.size());
+  for (const ConnectorFactory add : kConnectors) add(scenario, context, connectors);
+  return connectors;
+}
+
+}  // namespace ckptsim::model

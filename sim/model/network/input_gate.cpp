@@ -1,0 +1,100 @@
+// SingleInputGate and its input channels: floating buffers, recycling (AddCredit),
+// resumeConsumption, and the reset of every channel for new attempts.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <utility>
+
+#include "sim/model/checkpointing/barrier_handler.hpp"
+#include "sim/model/checkpointing/subtask_checkpoint_coordinator.hpp"
+#include "sim/model/network/network.hpp"
+#include "sim/model/task/stream_task.hpp"
+#include "sim/model/task/task_executor.hpp"
+
+namespace ckptsim::model {
+
+void Network::clear_network() {
+  const FlinkConfig& f = scenario_.flink;
+  for (Channel& c : channels_) {
+    occupancy_change(c, -c.occupancy);  // the dropped buffers leave the queue statistics
+    c.subpartition.clear();
+    c.received.clear();
+    c.backlog = 0;
+    c.received_bytes = 0;
+    c.open_bytes = c.open_records = 0;
+    c.open_born = 0;
+    // Remote channels start with their exclusive buffers as credit; a local channel reads the
+    // producer's subpartition directly (modelled as one buffer of credit, no floating buffers).
+    c.credits = c.local ? 1 : std::max(0, f.buffers_per_channel);
+    c.buffer_size = std::max<std::int64_t>(1, f.segment_size);
+    c.floating = 0;
+    c.blocked = false;
+    c.finished = false;
+    c.drained_bytes = 0;
+  }
+  for (Subtask& s : x_.subtasks_) {
+    s.with_data.reset(s.inputs.size());
+    s.wants_floating.reset(s.inputs.size());
+    s.partition_buffers = 0;
+    s.full_subpartitions = 0;
+    s.floating_free = s.inputs.empty() ? 0 : std::max(0, f.floating_buffers_per_gate);
+    for (OutputGroup& g : s.outputs) {  // round robin goes on where it was
+      g.written_since_flush = false;
+      if (g.round_robin()) reset_round_robin(s, g, g.origin + static_cast<std::size_t>(g.written));
+    }
+  }
+}
+
+void Network::note_received(const Channel& c) {
+  sub(c.consumer).with_data.set(c.input_index, !c.received.empty());
+}
+
+void Network::note_floating_wish(const Channel& c) {
+  sub(c.consumer).wants_floating.set(c.input_index,
+                                     !c.local && c.backlog > c.credits && !c.blocked);
+}
+
+void Network::request_floating(int channel) {
+  // RemoteInputChannel.onSenderBacklog: ask the gate for floating buffers up to the backlog.
+  Channel& c = chan(channel);
+  if (c.local) return;
+  Subtask& consumer = sub(c.consumer);
+  while (c.credits < c.backlog && consumer.floating_free > 0) {
+    --consumer.floating_free;
+    ++c.floating;
+    ++c.credits;
+  }
+  note_floating_wish(c);
+}
+
+void Network::recycle(int channel) {
+  // A consumed buffer returns to its owner: a floating one to the gate when this channel no
+  // longer needs it, an exclusive one as a new credit (AddCredit).
+  Channel& c = chan(channel);
+  Subtask& consumer = sub(c.consumer);
+  if (!c.local && c.floating > 0 && c.backlog <= c.credits) {
+    --c.floating;
+    ++consumer.floating_free;
+    note_floating_wish(c);
+    // The first other channel waiting for a floating buffer gets it.
+    const int other = consumer.wants_floating.first_except(c.input_index);
+    if (other >= 0) pump(consumer.inputs[static_cast<std::size_t>(other)]);
+    return;
+  }
+  ++c.credits;
+  pump(channel);
+}
+
+void Network::resume_consumption(int channel) {
+  chan(channel).blocked = false;
+  pump(channel);
+}
+
+void Network::unblock_all_inputs(Subtask& s, int keep_blocked) {
+  for (int c : s.inputs)
+    if (chan(c).blocked && c != keep_blocked) resume_consumption(c);
+}
+
+
+}  // namespace ckptsim::model

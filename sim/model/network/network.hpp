@@ -1,0 +1,88 @@
+// Flink's network stack at buffer granularity, for every subtask of the job:
+//  - the writer side (record_writer.cpp): RecordWriter with its ChannelSelector (forward,
+//    round robin, hash with key skew, broadcast) filling BufferBuilders, and the OutputFlusher
+//    (execution.buffer-timeout);
+//  - ResultPartition / PipelinedSubpartition (result_partition.cpp): buffers and events queued
+//    per subpartition, LocalBufferPool availability (n*2+8, max-buffers-per-channel),
+//    broadcastEvent, priority (unaligned) barriers, credit-based sending (R1, R8, R10);
+//  - SingleInputGate with RemoteInputChannel / LocalInputChannel (input_gate.cpp): exclusive
+//    credits, floating buffers from the gate's BufferManager, recycling, resumeConsumption;
+//  - BufferDebloater with BufferSizeEMA (buffer_debloater.cpp, R19).
+// reference/flink-task-network.md sections 1-3. Knows no connector and no barrier-handler rule;
+// it tells the task thread when to look again (wake) and the checkpointing side when a barrier
+// moves.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "sim/model/network/channel.hpp"
+#include "sim/model/task/task_part.hpp"
+
+namespace ckptsim::model {
+
+class Network final : public TaskPart, public core::EventHandler {
+ public:
+  explicit Network(TaskExecutor& executor) : TaskPart(executor) {}
+  // Builds the channels of the job graph (forward i -> i, rescale pointwise, the others all
+  // to all) and each task's pools.
+  void build(std::vector<Subtask>& subtasks, const std::vector<int>& vertex_first);
+
+  std::vector<Channel> channels_;
+
+  // Drops every buffer in flight and resets credits (a new attempt of every task).
+  void clear_network();
+
+  // --- RecordWriter / OutputFlusher
+  bool output_available(const Subtask& s) const;
+  // Writes records whose mean read time at the sources is `born`.
+  void write_records(Subtask& s, std::int64_t records, SimTime born);
+  // Finishes every open builder (the flush timer), then adds `event` to every subpartition if
+  // given (BufferWritingResultPartition.broadcastEvent); returns the output channel state bytes.
+  std::int64_t close_builders(Subtask& s, const Buffer* event);
+  void schedule_flush(Subtask& s, int id);
+  // Lazy round robin (OutputGroup): a write; handing a position the records due to it (true:
+  // its builder holds bytes); its next fill point; a fresh start at `origin`.
+  bool take_records(const Subtask& s, OutputGroup& g, int position);
+  void update_fill_point(const Subtask& s, OutputGroup& g, int position);
+  void reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t origin);
+
+  // --- ResultPartition / subpartitions
+  std::int64_t add_to_subpartition(int channel, const Buffer& b);
+  void pump(int channel);
+
+  // --- InputGate / input channels
+  void recycle(int channel);
+  void resume_consumption(int channel);
+  void unblock_all_inputs(Subtask& s, int keep_blocked = -1);
+  // Keeps the consumer's InputSets in step with a channel's queue, credits and blocking.
+  void note_received(const Channel& c);
+  void note_floating_wish(const Channel& c);
+  void occupancy_change(Channel& c, int delta);
+
+  // --- BufferDebloater
+  void start_debloating(int id);
+
+  std::uint64_t buffers_transferred() const { return buffers_transferred_; }
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+ private:
+  enum Event : std::uint32_t { kFlush, kDebloat };
+  void write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records, SimTime born);
+  // Adds records to a channel's BufferBuilder, finishing every full buffer; true if bytes are
+  // left in the builder (the flush timer has something to do).
+  bool append_to_builder(int channel, std::int64_t records, std::int64_t record_size,
+                         double born);
+  bool finish_builder(int channel);  // true if it held bytes (a buffer was added)
+  void request_floating(int channel);
+  void change_backlog(Channel& c, int delta);
+  void recalculate_buffer_size(int id);
+
+  std::uint64_t buffers_transferred_ = 0;
+  std::vector<std::pair<std::int64_t, int>> filled_scratch_;  // write_round_robin's
+};
+
+}  // namespace ckptsim::model

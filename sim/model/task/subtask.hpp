@@ -1,0 +1,117 @@
+// One subtask (Flink's Task running a StreamTask): its identity and execution state, and the
+// state each part of the runtime keeps for it, grouped by the part that owns it. Dense records
+// in one vector indexed by subtask id (the hot fields of a buffer's way first).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "sim/core/simulation.hpp"
+#include "sim/model/network/buffer.hpp"
+#include "sim/model/network/channel.hpp"
+#include "sim/model/observer.hpp"
+#include "sim/model/types.hpp"
+
+namespace ckptsim::model {
+
+enum class ThreadState : std::uint8_t { idle, busy, back_pressured };
+
+struct Subtask {
+  int vertex = 0;
+  int index = 0;
+  int attempt = -1;
+  int taskmanager = 0;
+  ExecutionState state = ExecutionState::created;
+
+  // --- Network (network.hpp): the task's InputGate and ResultPartition.
+  std::vector<int> inputs;       // channel ids
+  InputSet with_data;            // inputs whose input channel holds buffers or events
+  InputSet wants_floating;       // remote inputs with more backlog than credits, not blocked
+  std::vector<OutputGroup> outputs;
+  int partition_buffers = 0;     // data buffers held in this task's subpartitions
+  int full_subpartitions = 0;    // subpartitions holding max-buffers-per-channel or more
+  int pool_size = 0;             // LocalBufferPool max: n*2+8
+  int floating_free = 0;         // the input gate's floating buffers not lent out
+  int finished_inputs = 0;       // input channels whose producer FINISHED (EndOfPartition)
+  // BufferDebloater of this task's input gate (BufferSizeEMA).
+  double debloat_size = 0;            // the EMA's last buffer size
+  std::int64_t debloat_announced = 0; // the size last announced upstream
+  std::int64_t debloat_bytes = 0;     // bytes consumed in the current period
+  Duration debloat_idle = 0;          // time without input in the current period
+
+  // --- Task thread (stream_task.hpp): mailbox, the step in progress, time accounting.
+  bool busy = false;             // processing a buffer or in a sync snapshot
+  bool wake_scheduled = false;
+  bool flush_scheduled = false;
+  bool flush_with_step = false;  // a source whose steps are one buffer timeout: it flushes
+                                 // at the end of each step (see schedule_emission)
+  bool emission_scheduled = false;
+  bool waiting_output = false;   // soft back-pressure: output not available
+  bool stopped = false;          // a source after a stop-with-savepoint barrier
+  bool lock_until_record = false; // a legacy source holds the checkpoint lock until a record
+  SimTime lock_held_until = 0;    // ... or until then
+  SimTime mail_busy_until = 0;    // the thread runs a long mail (notifyCheckpointComplete)
+  std::int64_t restored_checkpoint = 0;  // the checkpoint this attempt restored (0: none)
+  SimTime left_running = 0;       // when this attempt stopped RUNNING (a restore's downtime)
+  SimTime busy_since = 0;
+  Buffer processing;
+  core::EventId processing_done;
+  SimTime processing_started = 0;
+  std::optional<Buffer> remainder;  // records of a buffer left when a mail cut in
+  std::size_t next_input = 0;
+  double fractional_records = 0;
+  double output_carry = 0;       // fractional output records (selectivity)
+  std::int64_t position = 0;     // sources: records read
+  std::int64_t records_in = 0;   // records consumed
+  std::int64_t state_size = 0;
+  std::deque<Buffer> pending_triggers;  // trigger mails waiting for the thread
+  ThreadState thread_state = ThreadState::idle;  // TimerGauge semantics, on transitions
+  SimTime accounted_until = 0;
+  SimTime sample_start = 0;
+  TaskSample sample;
+
+  // --- Barrier handler (barrier_handler.hpp): SingleCheckpointBarrierHandler /
+  // CheckpointBarrierTracker.
+  std::int64_t current_checkpoint = -1;
+  bool checkpoint_pending = false;
+  Buffer aligning_barrier;       // the first barrier of the checkpoint being aligned
+  bool end_of_input_abort = false;  // EndOfPartition while aligning, no checkpoints after
+                                    // tasks finish: the alignment aborts (mail pending)
+  std::vector<bool> barrier_seen;
+  int barriers_received = 0;
+  SimTime first_barrier = 0;
+  std::int64_t processed_bytes = 0;
+  std::map<std::int64_t, int> tracker;  // at-least-once: id -> distinct channels seen
+  std::int64_t last_checkpoint_taken = -1;
+  std::set<std::int64_t> aborted;       // notified aborted before being triggered here
+  // Unaligned checkpoint in progress: input channel state is recorded until every channel
+  // delivered its barrier; the acknowledgement waits for that (R11).
+  bool uc_collecting = false;
+  SimTime current_timestamp = 0;        // trigger timestamp of current_checkpoint
+  int priority_pending = 0;             // unaligned barriers at the head of input channels
+  std::int64_t timer_checkpoint = -1;       // the input-side alignment timer's checkpoint
+  std::int64_t timed_out_checkpoint = -1;   // mail pending: switch this checkpoint to UC
+
+  // --- Subtask checkpoint coordinator (subtask_checkpoint_coordinator.hpp).
+  std::int64_t acked_checkpoint = -1;   // the last checkpoint whose ack left this subtask
+  bool uc_ack_waiting = false;          // sync phase over, the acknowledgement not yet sent
+  // Aligned checkpoints with timeout, the output side: barriers of `output_checkpoint` still
+  // queued in this task's subpartitions (the acknowledgement waits for them to leave, or for
+  // their timeout).
+  std::int64_t output_checkpoint = -1;
+  int output_barriers_queued = 0;
+  std::int64_t output_timeout_mail = -1;    // mail pending: convert queued output barriers
+  bool ack_waits_for_output = false;
+  std::int64_t uploading_checkpoint = -1;
+  std::uint64_t upload_token = 0;             // the upload in flight
+  // Incremental snapshots upload what changed since the last confirmed checkpoint.
+  std::int64_t confirmed_state_size = 0;
+  std::int64_t flushed_state_size = 0;  // RocksDB: the state size at the last memtable flush
+  std::map<std::int64_t, std::int64_t> snapshot_sizes;  // checkpoint -> state size taken
+};
+
+}  // namespace ckptsim::model

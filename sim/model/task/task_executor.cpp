@@ -1,0 +1,614 @@
+// TaskExecutor: deployment and cancellation of attempts, the JobMaster's RPCs, the task state
+// machine (ExecutionState transitions), timeline operations on tasks, and the ConnectorContext
+// that connectors see.
+#include "sim/model/task/task_executor.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+namespace ckptsim::model {
+
+namespace {
+const TaskSnapshot* restored_state(const CompletedCheckpoint* restored, int vertex, int index) {
+  if (!restored) return nullptr;
+  const auto it = restored->task_states.find({vertex, index});
+  return it == restored->task_states.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+TaskExecutor::TaskExecutor(core::Simulation& sim, const Scenario& scenario, Observer& observer,
+                           JobMasterGateway& listener)
+    : sim_(sim),
+      scenario_(scenario),
+      observer_(observer),
+      listener_(listener),
+      checkpointing_(scenario.flink.checkpointing),
+      network_(*this),
+      tasks_(*this),
+      barriers_(*this),
+      snapshots_(*this) {
+  const auto& vertices = scenario.job.vertices;
+  for (std::size_t v = 0; v < vertices.size(); ++v) {
+    vertex_first_.push_back(static_cast<int>(subtasks_.size()));
+    for (int i = 0; i < vertices[v].parallelism; ++i) {
+      Subtask s;
+      s.vertex = static_cast<int>(v);
+      s.index = i;
+      s.taskmanager = taskmanager_of(static_cast<int>(v), i);
+      subtasks_.push_back(s);
+    }
+  }
+  snapshots_.resize(subtasks_.size());
+  connectors_ = make_connectors(scenario, *this);
+  network_.build(subtasks_, vertex_first_);
+  network_.clear_network();
+}
+
+Subtask& TaskExecutor::at(int id) { return subtasks_[static_cast<std::size_t>(id)]; }
+const Subtask& TaskExecutor::at(int id) const { return subtasks_[static_cast<std::size_t>(id)]; }
+const Channel& TaskExecutor::channel(int id) const {
+  return network_.channels_[static_cast<std::size_t>(id)];
+}
+const VertexSpec& TaskExecutor::vertex(const Subtask& s) const {
+  return scenario_.job.vertices[static_cast<std::size_t>(s.vertex)];
+}
+bool TaskExecutor::is_source_task(int vertex) const {
+  return !scenario_.job.vertices[static_cast<std::size_t>(vertex)].input.has_value();
+}
+
+std::uint64_t TaskExecutor::arg(int subtask) const {
+  return (static_cast<std::uint64_t>(generation_) << 32) | static_cast<std::uint32_t>(subtask);
+}
+
+int TaskExecutor::taskmanager_of(int vertex, int subtask) const {
+  (void)vertex;  // default slot sharing: one slot holds subtask i of every vertex
+  int max_parallelism = 1;
+  for (const VertexSpec& v : scenario_.job.vertices) max_parallelism = std::max(max_parallelism, v.parallelism);
+  const int tms = std::max(1, scenario_.cluster.taskmanagers);
+  const int slots = scenario_.cluster.slots_per_taskmanager > 0
+                        ? scenario_.cluster.slots_per_taskmanager
+                        : (max_parallelism + tms - 1) / tms;
+  return (subtask / std::max(1, slots)) % tms;
+}
+
+TaskRef TaskExecutor::task_ref(int id) const {
+  const Subtask& s = at(id);
+  return {s.vertex, s.index, s.attempt};
+}
+
+std::vector<TaskRef> TaskExecutor::all_tasks() const {
+  std::vector<TaskRef> out;
+  out.reserve(subtasks_.size());
+  for (const Subtask& s : subtasks_) out.push_back({s.vertex, s.index, s.attempt});
+  return out;
+}
+
+std::string TaskExecutor::task_name(TaskRef t) const {
+  const VertexSpec& v = scenario_.job.vertices[static_cast<std::size_t>(t.vertex)];
+  return v.name + " (" + std::to_string(t.subtask + 1) + "/" + std::to_string(v.parallelism) + ")";
+}
+
+ExecutionState TaskExecutor::state(int vertex, int subtask) const {
+  return at(vertex_first_[static_cast<std::size_t>(vertex)] + subtask).state;
+}
+
+std::vector<ExecutionState> TaskExecutor::states() const {
+  std::vector<ExecutionState> out;
+  for (const Subtask& s : subtasks_) out.push_back(s.state);
+  return out;
+}
+
+bool TaskExecutor::is_finished(TaskRef t) const {
+  return at(vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask).state ==
+         ExecutionState::finished;
+}
+
+bool TaskExecutor::all_sources_running(std::string* not_running) const {
+  // FLIP-147 (execution.checkpointing.checkpoints-after-tasks-finish): finished sources are
+  // left out of the plan; before it, or with it disabled, they abort the trigger.
+  const bool skip_finished = checkpointing_.checkpoints_after_tasks_finish;
+  for (const Subtask& s : subtasks_) {
+    if (skip_finished && s.state == ExecutionState::finished) continue;
+    if (is_source_task(s.vertex) && s.state != ExecutionState::running) {
+      if (not_running) *not_running = task_name({s.vertex, s.index, s.attempt});
+      return false;
+    }
+  }
+  return true;
+}
+
+std::int64_t TaskExecutor::total_source_position() const {
+  std::int64_t total = 0;
+  for (const Subtask& s : subtasks_)
+    if (is_source_task(s.vertex)) total += s.position;
+  return total;
+}
+
+std::int64_t TaskExecutor::records_received_by_sinks() const {
+  std::int64_t total = 0;
+  for (const Subtask& s : subtasks_)
+    if (s.outputs.empty() && !is_source_task(s.vertex)) total += s.records_in;
+  return total;
+}
+
+bool TaskExecutor::back_pressured(TaskRef t) const {
+  return at(vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask).waiting_output;
+}
+
+void TaskExecutor::set_state(Subtask& s, ExecutionState to) {
+  const ExecutionState from = s.state;
+  if (from == to) return;
+  if (from == ExecutionState::running) {
+    tasks_.account(s);  // close the time series up to now
+    s.left_running = sim_.now();
+  }
+  s.state = to;
+  observer_.task_state_changed(sim_.now(), {s.vertex, s.index, s.attempt}, from, to);
+}
+
+void TaskExecutor::finish() {
+  flush_partial_samples();
+  ++generation_;
+  for (Subtask& s : subtasks_) {
+    if (s.state == ExecutionState::running) set_state(s, ExecutionState::finished);
+    s.busy = false;
+  }
+  running_ = 0;
+  listener_.all_tasks_terminal();
+}
+
+void TaskExecutor::stall_taskmanager(int tm, SimTime from, Duration length) {
+  for (const Subtask& s : subtasks_)
+    if (s.taskmanager == tm) add_stall(s.vertex, s.index, from, length);
+}
+
+std::optional<TaskRef> TaskExecutor::first_task_on(int tm) const {
+  for (const Subtask& s : subtasks_)
+    if (s.taskmanager == tm) return TaskRef{s.vertex, s.index, s.attempt};
+  return std::nullopt;
+}
+
+void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost) {
+  const int first = vertex_first_[static_cast<std::size_t>(v)];
+  for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i)
+    if (at(first + i).state == ExecutionState::running) tasks_.run_long_mail(first + i, count * cost);
+}
+
+void TaskExecutor::finish_source(int id) {
+  // The SourceFunction's run() returned: the task emits EndOfPartition on every output and
+  // FINISHES. Its consumers count the channel as ended (they still read the other channels).
+  Subtask& s = at(id);
+  set_state(s, ExecutionState::finished);
+  for (const OutputGroup& g : s.outputs)
+    for (int c : g.channels) {
+      Channel& ch = network_.channels_[static_cast<std::size_t>(c)];
+      if (ch.finished) continue;
+      ch.finished = true;
+      ++at(ch.consumer).finished_inputs;
+      barriers_.end_of_partition(c);
+    }
+}
+
+std::optional<TaskExecutor::ChannelStats> TaskExecutor::channel_stats(TaskRef from,
+                                                                    TaskRef to) const {
+  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
+  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
+  for (int c : at(q).inputs) {
+    const Channel& ch = channel(c);
+    if (ch.producer != p) continue;
+    return ChannelStats{ch.backlog, static_cast<int>(ch.received.size()), ch.credits,
+                        ch.floating, ch.blocked, ch.local};
+  }
+  return std::nullopt;
+}
+
+std::optional<TaskExecutor::ChannelQueueStats> TaskExecutor::channel_queue_stats(TaskRef from,
+                                                                              TaskRef to) const {
+  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
+  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
+  for (int c : at(q).inputs) {
+    const Channel& ch = channel(c);
+    if (ch.producer != p) continue;
+    const double now = static_cast<double>(sim_.now());
+    const double integral = ch.occupancy_integral +
+                            static_cast<double>(ch.occupancy) *
+                                (now - static_cast<double>(ch.occupancy_since));
+    ChannelQueueStats st;
+    st.consumed = ch.consumed;
+    st.mean_sojourn_seconds =
+        ch.consumed > 0 ? ch.sojourn_total / static_cast<double>(ch.consumed) / 1e9 : 0;
+    st.mean_buffers = now > 0 ? integral / now : 0;
+    st.throughput_per_second = now > 0 ? static_cast<double>(ch.consumed) / (now / 1e9) : 0;
+    return st;
+  }
+  return std::nullopt;
+}
+
+std::int64_t TaskExecutor::records_in_flight() const {
+  std::int64_t total = 0;
+  for (const Subtask& s : subtasks_)
+    for (const OutputGroup& g : s.outputs)
+      if (g.round_robin())  // written, not yet in a builder
+        total += g.written - std::accumulate(g.taken.begin(), g.taken.end(), std::int64_t{0});
+  for (const Channel& c : network_.channels_) {
+    total += c.open_records;
+    for (const Buffer& b : c.subpartition) total += b.records;
+    for (const Buffer& b : c.received) total += b.records;
+  }
+  return total;  // a buffer being processed already counts as received
+}
+
+std::int64_t TaskExecutor::buffer_size(TaskRef from, TaskRef to) const {
+  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
+  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
+  for (int c : at(q).inputs)
+    if (channel(c).producer == p) return channel(c).buffer_size;
+  return 0;
+}
+
+void TaskExecutor::flush_samples() {
+  for (Subtask& s : subtasks_) tasks_.account(s);
+}
+
+void TaskExecutor::flush_partial_samples() {
+  // The attempts end: their last, partial sample periods are reported too.
+  for (Subtask& s : subtasks_) {
+    tasks_.account(s);
+    const Duration covered = s.sample.busy + s.sample.back_pressured + s.sample.idle;
+    if (scenario_.sample_period <= 0 || s.state != ExecutionState::running || covered <= 0)
+      continue;
+    s.sample.start = s.sample_start;
+    s.sample.period = covered;
+    s.sample.input_buffers = 0;
+    for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(channel(c).received.size());
+    s.sample.output_buffers = s.partition_buffers;
+    observer_.task_sample(sim_.now(), {s.vertex, s.index, s.attempt}, s.sample);
+    s.sample = TaskSample{};
+  }
+}
+
+std::int64_t TaskExecutor::upload_remaining(TaskRef t) const {
+  const Subtask& s = at(vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask);
+  return snapshots_.upload_remaining(s.upload_token);
+}
+
+bool TaskExecutor::has_no_partition(const Subtask& s) const {
+  const VertexSpec& v = vertex(s);
+  const Source* reader = source(s.vertex);
+  return is_source_task(s.vertex) && (!reader || reader->reads_partitions()) &&
+         v.partitions > 0 && s.index >= v.partitions;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle
+
+void TaskExecutor::deploy(const CompletedCheckpoint* restored) {
+  ++generation_;
+  snapshots_.reset();
+  network_.clear_network();  // in-flight data is lost with the old attempts
+  running_ = 0;
+  const ClusterSpec& cluster = scenario_.cluster;
+  for (auto& c : connectors_.vertices)
+    if (c.source) c.source->restart_enumerator(sim_.now());
+  for (std::size_t id = 0; id < subtasks_.size(); ++id) {
+    Subtask& s = subtasks_[id];
+    const TaskSnapshot* state = restored_state(restored, s.vertex, s.index);
+    if (Source* reader = source(s.vertex)) {
+      ReaderAttempt attempt;
+      attempt.index = s.index;
+      attempt.previous_attempt = s.attempt;
+      attempt.previous_left_running = s.left_running;
+      attempt.previous_position = s.position;
+      attempt.has_split = !has_no_partition(s);
+      attempt.configured_rate = tasks_.configured_rate(s.vertex);
+      attempt.restored = restored;
+      attempt.state = state;
+      reader->deploy_reader(attempt);
+    }
+    Subtask fresh;
+    fresh.vertex = s.vertex;
+    fresh.index = s.index;
+    fresh.taskmanager = s.taskmanager;
+    fresh.inputs = s.inputs;
+    fresh.with_data.reset(s.inputs.size());  // the network was cleared
+    fresh.wants_floating.reset(s.inputs.size());
+    fresh.outputs = s.outputs;
+    fresh.pool_size = s.pool_size;
+    fresh.floating_free = s.floating_free;
+    fresh.attempt = s.attempt + 1;
+    fresh.state = ExecutionState::created;
+    fresh.barrier_seen.assign(s.inputs.size(), false);
+    for (OutputGroup& g : fresh.outputs) {  // a new attempt starts with empty output state
+      if (g.round_robin()) network_.reset_round_robin(fresh, g, static_cast<std::size_t>(s.index));
+      std::fill(g.carry.begin(), g.carry.end(), 0.0);
+    }
+    fresh.state_size = vertex(s).state_size;
+    fresh.flushed_state_size = fresh.state_size;  // the starting state is on disk
+    fresh.restored_checkpoint = restored ? restored->id : 0;
+    if (state) {
+      fresh.position = state->source_position;
+      fresh.state_size = state->state_size;
+      fresh.confirmed_state_size = state->state_size;  // increments build on it
+      fresh.flushed_state_size = state->state_size;    // restored SST files
+    }
+    s = fresh;
+    for (const auto& sink : sinks(s.vertex)) sink->deploy_writer(s.index, state);
+    set_state(s, ExecutionState::scheduled);
+    set_state(s, ExecutionState::deploying);
+    const auto state_arg = [&](ExecutionState to) {
+      return arg(static_cast<int>(id)) | (static_cast<std::uint64_t>(to) << 24);
+    };
+    sim_.schedule_in(cluster.deploy_time, this, kStateTransition,
+                     state_arg(ExecutionState::initializing));
+    // Restore reads the state back from checkpoint storage.
+    const double bandwidth = std::max(1.0, cluster.checkpoint_storage.bandwidth_bytes_per_second);
+    const Duration restore =
+        restored ? cluster.checkpoint_storage.latency +
+                       static_cast<Duration>(static_cast<double>(s.state_size) / bandwidth * 1e9)
+                 : 0;
+    sim_.schedule_in(cluster.deploy_time + restore, this, kStateTransition,
+                     state_arg(ExecutionState::running));
+  }
+}
+
+void TaskExecutor::cancel() {
+  flush_partial_samples();  // the time series sees the queues before they are dropped
+  ++generation_;
+  for (auto& c : connectors_.vertices)
+    for (const auto& sink : c.sinks) sink->cancel();
+  snapshots_.reset();
+  network_.clear_network();
+  running_ = 0;
+  bool any = false;
+  for (std::size_t id = 0; id < subtasks_.size(); ++id) {
+    Subtask& s = subtasks_[id];
+    s.busy = s.waiting_output = s.emission_scheduled = s.wake_scheduled = s.flush_scheduled = false;
+    s.pending_triggers.clear();
+    if (s.state == ExecutionState::canceled || s.state == ExecutionState::finished ||
+        s.state == ExecutionState::failed || s.state == ExecutionState::created)
+      continue;
+    set_state(s, ExecutionState::canceling);
+    any = true;
+    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kStateTransition,
+                     arg(static_cast<int>(id)) |
+                         (static_cast<std::uint64_t>(ExecutionState::canceled) << 24));
+  }
+  if (!any) listener_.all_tasks_terminal();
+}
+
+void TaskExecutor::add_stall(int v, std::optional<int> subtask, SimTime from,
+                             std::optional<Duration> length) {
+  StreamTask::Stall st;
+  st.from = from;
+  st.until = length ? from + *length : core::kNever;
+  st.subtask = subtask;
+  tasks_.add_stall(v, st);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RPCs from the JobManager
+
+void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
+                                      const CheckpointProperties& props) {
+  Buffer barrier;
+  barrier.kind = Buffer::Kind::barrier;
+  barrier.checkpoint_id = id;
+  barrier.timestamp = timestamp;
+  barrier.savepoint = props.is_savepoint();
+  // CheckpointOptions.forConfig: savepoints are always aligned; at-least-once never blocks.
+  const CheckpointingConfig& cc = checkpointing_;
+  const bool exactly_once = cc.mode == CheckpointingMode::exactly_once;
+  barrier.unaligned = !props.is_savepoint() && exactly_once && cc.unaligned &&
+                      cc.aligned_checkpoint_timeout == 0;
+  barrier.aligned = !barrier.unaligned && (props.is_savepoint() || exactly_once);
+  // CheckpointOptions.isTimeoutable: aligned, 0 < timeout < Long.MAX (never for savepoints).
+  barrier.timeoutable = !props.is_savepoint() && exactly_once && cc.unaligned &&
+                        cc.aligned_checkpoint_timeout > 0 &&
+                        cc.aligned_checkpoint_timeout < core::kNever;
+  barrier.timeout = cc.aligned_checkpoint_timeout;
+  barrier.last_from_source = props.synchronous;
+  barrier.full = props.is_savepoint() || props.type == SnapshotType::full_checkpoint;
+  // The source coordinators' checkpoint (SourceCoordinator.checkpointCoordinator).
+  for (auto& c : connectors_.vertices)
+    if (c.source) c.source->checkpoint_triggered(id);
+  for (std::size_t i = 0; i < subtasks_.size(); ++i) {
+    if (!is_source_task(subtasks_[i].vertex) || subtasks_[i].state == ExecutionState::finished)
+      continue;
+    trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
+    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kTriggerArrives,
+                     trigger_rpcs_.size() - 1);
+  }
+}
+
+void TaskExecutor::notify_checkpoint_complete(std::int64_t id) {
+  // OperatorCoordinator.notifyCheckpointComplete on the JobManager first.
+  for (auto& c : connectors_.vertices)
+    if (c.source) c.source->notify_checkpoint_complete(id);
+  for (std::size_t i = 0; i < subtasks_.size(); ++i) {
+    notify_rpcs_.push_back({static_cast<int>(i), generation_, id, true});
+    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kNotifyArrives, notify_rpcs_.size() - 1);
+  }
+}
+
+void TaskExecutor::notify_checkpoint_aborted(std::int64_t id) {
+  for (std::size_t i = 0; i < subtasks_.size(); ++i) {
+    notify_rpcs_.push_back({static_cast<int>(i), generation_, id, false});
+    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kNotifyArrives, notify_rpcs_.size() - 1);
+  }
+}
+
+Duration TaskExecutor::coordinator_busy(int vertex) const {
+  const Source* s = source(vertex);
+  return s ? s->coordinator_busy(sim_.now()) : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeline operations on tasks and external systems
+
+void TaskExecutor::set_source_rate(int v, double records_per_second) {
+  tasks_.set_source_rate(v, records_per_second);
+}
+
+void TaskExecutor::hold_checkpoint_lock(int v, std::optional<Duration> length) {
+  // A legacy source entering a branch that takes the checkpoint lock (DebeziumChangeConsumer's
+  // snapshot branch, field B2): triggers wait until it lets go.
+  const int first = vertex_first_[static_cast<std::size_t>(v)];
+  for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i) {
+    Subtask& s = at(first + i);
+    if (length)
+      s.lock_held_until = sim_.now() + *length;
+    else
+      s.lock_until_record = true;
+  }
+  if (length) tasks_.wake_vertex_at(v, sim_.now() + *length);
+}
+
+void TaskExecutor::system_action(const TimelineAction& action) {
+  for (const auto& system : connectors_.systems) system->system_action(action);
+}
+
+void TaskExecutor::job_submitted() {
+  for (const auto& system : connectors_.systems) system->job_submitted();
+}
+
+// ---------------------------------------------------------------------------------------------
+// ConnectorContext
+
+TaskRef TaskExecutor::task(int vertex, int index) const {
+  return task_ref(vertex_first_[static_cast<std::size_t>(vertex)] + index);
+}
+
+void TaskExecutor::wake(int vertex, int index) {
+  tasks_.wake(vertex_first_[static_cast<std::size_t>(vertex)] + index);
+}
+
+void TaskExecutor::restart_step(int vertex, int index) {
+  Subtask& s = at(vertex_first_[static_cast<std::size_t>(vertex)] + index);
+  s.busy_since = sim_.now();
+  s.fractional_records = 0;
+}
+
+void TaskExecutor::switch_to_failed(int vertex, int index) {
+  set_state(at(vertex_first_[static_cast<std::size_t>(vertex)] + index), ExecutionState::failed);
+}
+
+void TaskExecutor::report_failure(int vertex, int index, const std::string& exception_class,
+                                  const std::string& message) {
+  listener_.task_failed(task(vertex, index), exception_class, message);
+}
+
+void TaskExecutor::connector_event(ConnectorEvent::Kind kind, int vertex, int index,
+                                   std::string table, std::string detail, std::int64_t rows) {
+  ConnectorEvent e;
+  e.kind = kind;
+  e.task = task(vertex, index);
+  e.table = std::move(table);
+  e.detail = std::move(detail);
+  e.rows = rows;
+  observer_.connector_event(sim_.now(), e);
+}
+
+std::optional<ConnectorException> TaskExecutor::connector_init_failure(int id) const {
+  const Subtask& s = at(id);
+  for (const auto& sink : sinks(s.vertex))
+    if (auto failure = sink->init_failure(s.index, s.restored_checkpoint)) return failure;
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events: RPCs arriving, task state transitions
+
+void TaskExecutor::switch_to_running(int id) {
+  Subtask& s = at(id);
+  set_state(s, ExecutionState::running);
+  s.accounted_until = sim_.now();
+  // Sample periods are aligned to the run's clock so rows of all subtasks line up.
+  if (scenario_.sample_period > 0)
+    s.sample_start = sim_.now() - sim_.now() % scenario_.sample_period;
+  network_.start_debloating(id);
+  if (Source* reader = source(s.vertex)) reader->reader_running(s.index);
+  tasks_.wake(id);
+  if (++running_ == num_subtasks()) listener_.all_tasks_running();
+  if (vertex(s).legacy_source && has_no_partition(s)) finish_source(id);
+}
+
+void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
+  switch (static_cast<Event>(kind)) {
+    case kTriggerArrives: {
+      const TriggerRpc rpc = trigger_rpcs_[a];
+      if (rpc.generation != generation_) return;  // the attempt it was sent to is gone
+      Subtask& s = at(rpc.subtask);
+      if (s.state != ExecutionState::running) {
+        // StreamTask.triggerCheckpointAsync on a task that is not running declines.
+        listener_.decline_checkpoint(
+            rpc.barrier.checkpoint_id, {s.vertex, s.index, s.attempt},
+            CheckpointException{CheckpointFailureReason::checkpoint_declined_task_not_ready});
+        return;
+      }
+      s.pending_triggers.push_back(rpc.barrier);
+      tasks_.yield_to_mail(rpc.subtask);  // FLIP-27: the mailbox is checked between records
+      tasks_.wake(rpc.subtask);
+      return;
+    }
+    case kNotifyArrives: {
+      const NotifyRpc& rpc = notify_rpcs_[a];
+      Subtask& s = at(rpc.subtask);
+      if (rpc.generation != generation_ || s.state != ExecutionState::running) return;
+      // notifyCheckpointAborted does not touch the barrier handler: aligned inputs stay blocked
+      // (R5); a checkpoint not yet taken here is remembered and becomes a cancel marker.
+      if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
+      if (rpc.complete)  // the sinks' committers commit (notifyCheckpointComplete)
+        for (const auto& sink : sinks(s.vertex)) sink->notify_checkpoint_complete(s.index, rpc.id);
+      if (rpc.complete && vertex(s).notify_complete > 0)
+        tasks_.run_long_mail(rpc.subtask, vertex(s).notify_complete);
+      if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
+        auto it = s.snapshot_sizes.find(rpc.id);
+        if (it != s.snapshot_sizes.end()) s.confirmed_state_size = it->second;
+        s.snapshot_sizes.erase(s.snapshot_sizes.begin(), s.snapshot_sizes.upper_bound(rpc.id));
+      }
+      observer_.task_notified(sim_.now(), {s.vertex, s.index, s.attempt}, rpc.id, rpc.complete);
+      return;
+    }
+    case kInitFailed: {
+      if ((a >> 32) != generation_) return;
+      const int id = static_cast<int>(a & 0xffffffU);
+      Subtask& s = at(id);
+      // (A task without state to restore may already have switched to RUNNING.)
+      if (s.state != ExecutionState::initializing && s.state != ExecutionState::running) return;
+      const auto it = init_failures_.find(id);
+      if (it == init_failures_.end()) return;
+      const ConnectorException failure = it->second;
+      set_state(s, ExecutionState::failed);
+      listener_.task_failed({s.vertex, s.index, s.attempt}, failure.exception_class,
+                            failure.message);
+      return;
+    }
+    case kStateTransition: {
+      if ((a >> 32) != generation_) return;
+      const int id = static_cast<int>(a & 0xffffffU);
+      const auto to = static_cast<ExecutionState>((a >> 24) & 0xffU);
+      Subtask& s = at(id);
+      if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {
+        set_state(s, to);
+        if (auto failure = connector_init_failure(id)) {
+          init_failures_[id] = *failure;
+          sim_.schedule_in(scenario_.cluster.rpc_latency, this, kInitFailed, arg(id));
+        }
+      } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
+        switch_to_running(id);
+      } else if (to == ExecutionState::canceled && s.state == ExecutionState::canceling) {
+        set_state(s, to);
+        const bool all_done = std::none_of(subtasks_.begin(), subtasks_.end(), [](const Subtask& t) {
+          return t.state == ExecutionState::canceling;
+        });
+        if (all_done) listener_.all_tasks_terminal();
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace ckptsim::model

@@ -1,0 +1,243 @@
+// The TaskExecutors of the cluster as one object: they host every subtask of the job, take the
+// JobMaster's RPCs (TaskExecutorGateway: submitTask, cancelTask, triggerCheckpoint,
+// confirmCheckpoint, abortCheckpoint) and answer through JobMasterGateway (acknowledge and
+// decline a checkpoint, task state updates). It owns the parts a subtask is made of and wires
+// them together: network/ (result partitions, input gates, debloater), task/ (the task thread),
+// checkpointing/ (barrier handler, subtask checkpoint coordinator) and the connectors behind
+// connectors/connector.hpp. sim/model/README.md walks through them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/core/simulation.hpp"
+#include "sim/model/checkpoint_coordinator.hpp"
+#include "sim/model/checkpointing/barrier_handler.hpp"
+#include "sim/model/checkpointing/subtask_checkpoint_coordinator.hpp"
+#include "sim/model/config.hpp"
+#include "sim/model/connectors/connector.hpp"
+#include "sim/model/network/network.hpp"
+#include "sim/model/observer.hpp"
+#include "sim/model/task/stream_task.hpp"
+
+namespace ckptsim::model {
+
+// What the TaskExecutors report to the JobMaster.
+class JobMasterGateway {
+ public:
+  virtual ~JobMasterGateway() = default;
+  virtual void acknowledge_checkpoint(std::int64_t id, TaskRef task, const SubtaskAck& metrics,
+                                      const TaskSnapshot& state) = 0;
+  virtual void decline_checkpoint(std::int64_t id, TaskRef task, const CheckpointException&) = 0;
+  virtual void all_tasks_running() = 0;
+  virtual void all_tasks_terminal() = 0;  // every task CANCELED or FINISHED
+  // A task failed with an exception from its code (a connector).
+  virtual void task_failed(TaskRef, const std::string& /*exception_class*/,
+                           const std::string& /*message*/) {}
+};
+
+class TaskExecutor final : public core::EventHandler, private ConnectorContext {
+ public:
+  TaskExecutor(core::Simulation& sim, const Scenario& scenario, Observer& observer,
+               JobMasterGateway& listener);
+
+  int num_subtasks() const { return static_cast<int>(subtasks_.size()); }
+  int num_vertices() const { return static_cast<int>(vertex_first_.size()); }
+  std::vector<TaskRef> all_tasks() const;
+  TaskRef task_ref(int subtask_id) const;
+  int subtask_id(TaskRef t) const {
+    return vertex_first_[static_cast<std::size_t>(t.vertex)] + t.subtask;
+  }
+  // "Source (1/2)": Flink's getTaskNameWithSubtaskIndex.
+  std::string task_name(TaskRef t) const override;
+  ExecutionState state(int vertex, int subtask) const override;
+  std::vector<ExecutionState> states() const;
+  bool all_sources_running(std::string* not_running) const;
+  bool is_finished(TaskRef t) const;
+  // The checkpointing options of the current submission (barrier kinds, finished tasks).
+  void set_checkpointing(const CheckpointingConfig& c) { checkpointing_ = c; }
+  const CheckpointingConfig& checkpointing() const { return checkpointing_; }
+  // Timeline operations on the task side.
+  void stall_taskmanager(int tm, SimTime from, Duration length);
+  std::optional<TaskRef> first_task_on(int tm) const;
+  void set_source_rate(int vertex, double records_per_second);
+  // A legacy source takes the checkpoint lock until its next record (length: none) or for
+  // `length`.
+  void hold_checkpoint_lock(int vertex, std::optional<Duration> length);
+  // Every subtask of `vertex` fires `count` timers at once, `cost` each (a window closing for
+  // many keys): one long burst of work on the task thread.
+  void fire_timers(int vertex, std::int64_t count, Duration cost);
+  // How long the source coordinator of `vertex` is still busy (its checkpoint waits for it).
+  Duration coordinator_busy(int vertex) const;
+  // The TaskManager (0-based) a subtask runs on: Flink's default slot sharing puts subtask i of
+  // every vertex into slot i; slots fill TaskManagers in order.
+  int taskmanager_of(int vertex, int subtask) const;
+  // Why a subtask has not acknowledged checkpoint `id` (diagnosis/wait_state.cpp).
+  WaitState wait_state(TaskRef task, std::int64_t checkpoint_id) const;
+
+  // Deploys a new attempt of every subtask, restoring `restored` (nullptr = no state).
+  void deploy(const CompletedCheckpoint* restored);
+  // Cancels every subtask (in-flight data is lost).
+  void cancel();
+  // Finishes every subtask (after a stop-with-savepoint completed).
+  void finish();
+
+  // JobManager -> TaskExecutor RPCs (arrive after the RPC latency).
+  void trigger_checkpoint(std::int64_t id, SimTime timestamp, const CheckpointProperties& props);
+  void notify_checkpoint_complete(std::int64_t id);
+  void notify_checkpoint_aborted(std::int64_t id);
+
+  // Timeline: an operation on an external system (Doris tables, load rejections).
+  void system_action(const TimelineAction& action);
+  // A (new) submission of the job: tools that run before it.
+  void job_submitted();
+  // Timeline: the vertex (or one subtask) stops processing from `from` for `length` (or ever).
+  void add_stall(int vertex, std::optional<int> subtask, SimTime from,
+                 std::optional<Duration> length);
+  // Records read by all sources so far (their positions).
+  std::int64_t total_source_position() const;
+  // One channel as the network sees it (for tests and the diagnosis).
+  struct ChannelStats {
+    int backlog = 0;          // data buffers in the producer's subpartition
+    int received = 0;         // buffers and events in the consumer's input channel
+    int credits = 0;
+    int floating = 0;
+    bool blocked = false;
+    bool local = false;
+  };
+  std::optional<ChannelStats> channel_stats(TaskRef from, TaskRef to) const;
+  // Queueing statistics of a channel since the start of the run (data buffers from entering the
+  // subpartition to being consumed): for Little's law and queueing oracles.
+  struct ChannelQueueStats {
+    std::int64_t consumed = 0;
+    double mean_sojourn_seconds = 0;
+    double mean_buffers = 0;        // time-average data buffers in subpartition + input channel
+    double throughput_per_second = 0;
+  };
+  std::optional<ChannelQueueStats> channel_queue_stats(TaskRef from, TaskRef to) const;
+  bool back_pressured(TaskRef task) const;
+  // Network statistics (for tests and benchmarks).
+  std::uint64_t buffers_transferred() const { return network_.buffers_transferred(); }
+  std::int64_t records_received_by_sinks() const;
+  std::int64_t records_in_flight() const;
+  // Records from source read to the end of their processing at a sink.
+  const LatencyHistogram& end_to_end_latency() const { return tasks_.end_to_end_latency(); }
+  // Closes every subtask's time accounting up to now (the end of a run).
+  void flush_samples();
+  // The same, also reporting the partial last period of every running subtask.
+  void flush_partial_samples();
+  // Where an unacknowledged subtask's upload stands (bytes left).
+  std::int64_t upload_remaining(TaskRef task) const;
+  // The buffer size the consumer of a channel currently asks for (debloating), in bytes.
+  std::int64_t buffer_size(TaskRef from, TaskRef to) const;
+
+  // --- For the parts (task_part.hpp) and the diagnosis.
+  std::vector<Subtask> subtasks_;
+  std::vector<int> vertex_first_;  // first subtask id of each vertex
+  std::uint32_t generation() const override { return generation_; }
+  Network& network() { return network_; }
+  const Network& network() const { return network_; }
+  StreamTask& tasks() { return tasks_; }
+  const StreamTask& tasks() const { return tasks_; }
+  BarrierHandler& barriers() { return barriers_; }
+  SubtaskCheckpointCoordinator& snapshots() { return snapshots_; }
+  const SubtaskCheckpointCoordinator& snapshots() const { return snapshots_; }
+  Source* source(int vertex) const {
+    return connectors_.vertices[static_cast<std::size_t>(vertex)].source.get();
+  }
+  const std::vector<std::unique_ptr<Sink>>& sinks(int vertex) const {
+    return connectors_.vertices[static_cast<std::size_t>(vertex)].sinks;
+  }
+  core::Simulation& sim() override { return sim_; }
+  const Scenario& scenario() const override { return scenario_; }
+  Observer& observer() { return observer_; }
+  JobMasterGateway& listener() { return listener_; }
+  // The subtask's state changes (observer informed, time accounting closed when it leaves
+  // RUNNING).
+  void set_state(Subtask& s, ExecutionState to);
+  // A legacy source subtask without a partition: its run() returns and it FINISHES.
+  bool has_no_partition(const Subtask& s) const;
+  bool is_source_task(int vertex) const override;
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+ private:
+  enum Event : std::uint32_t { kTriggerArrives, kNotifyArrives, kStateTransition, kInitFailed };
+  struct TriggerRpc {
+    int subtask = 0;
+    std::uint32_t generation = 0;
+    Buffer barrier;
+  };
+  struct NotifyRpc {
+    int subtask = 0;
+    std::uint32_t generation = 0;
+    std::int64_t id = 0;
+    bool complete = false;
+  };
+  Subtask& at(int id);
+  const Subtask& at(int id) const;
+  const Channel& channel(int id) const;
+  const VertexSpec& vertex(const Subtask& s) const;
+  std::uint64_t arg(int subtask) const;
+  void finish_source(int id);
+  void switch_to_running(int id);
+  std::optional<ConnectorException> connector_init_failure(int id) const;
+  // ConnectorContext
+  TaskRef task(int vertex, int index) const override;
+  void wake(int vertex, int index) override;
+  void restart_step(int vertex, int index) override;
+  void switch_to_failed(int vertex, int index) override;
+  void report_failure(int vertex, int index, const std::string& exception_class,
+                      const std::string& message) override;
+  void connector_event(ConnectorEvent::Kind kind, int vertex, int index, std::string table,
+                       std::string detail, std::int64_t rows) override;
+
+  core::Simulation& sim_;
+  const Scenario& scenario_;
+  Observer& observer_;
+  JobMasterGateway& listener_;
+  CheckpointingConfig checkpointing_;
+  std::uint32_t generation_ = 0;
+  int running_ = 0;
+  Network network_;
+  StreamTask tasks_;
+  BarrierHandler barriers_;
+  SubtaskCheckpointCoordinator snapshots_;
+  Connectors connectors_;
+  std::vector<TriggerRpc> trigger_rpcs_;
+  std::vector<NotifyRpc> notify_rpcs_;
+  std::map<int, ConnectorException> init_failures_;  // per subtask
+};
+
+// TaskPart's accessors.
+inline TaskPart::TaskPart(TaskExecutor& x)
+    : x_(x), sim_(x.sim()), scenario_(x.scenario()), observer_(x.observer()),
+      listener_(x.listener()) {}
+inline Subtask& TaskPart::sub(int id) { return x_.subtasks_[static_cast<std::size_t>(id)]; }
+inline const Subtask& TaskPart::sub(int id) const {
+  return x_.subtasks_[static_cast<std::size_t>(id)];
+}
+inline Channel& TaskPart::chan(int id) {
+  return x_.network().channels_[static_cast<std::size_t>(id)];
+}
+inline const Channel& TaskPart::chan(int id) const {
+  return x_.network().channels_[static_cast<std::size_t>(id)];
+}
+inline int TaskPart::subtask_id(const Subtask& s) const {
+  return x_.vertex_first_[static_cast<std::size_t>(s.vertex)] + s.index;
+}
+inline std::uint64_t TaskPart::arg(int subtask) const {
+  return (static_cast<std::uint64_t>(x_.generation()) << 32) | static_cast<std::uint32_t>(subtask);
+}
+inline bool TaskPart::current(std::uint64_t a) const { return (a >> 32) == x_.generation(); }
+inline Network& TaskPart::network() { return x_.network(); }
+inline const Network& TaskPart::network() const { return x_.network(); }
+inline StreamTask& TaskPart::tasks() { return x_.tasks(); }
+inline BarrierHandler& TaskPart::barriers() { return x_.barriers(); }
+inline SubtaskCheckpointCoordinator& TaskPart::snapshots() { return x_.snapshots(); }
+
+}  // namespace ckptsim::model

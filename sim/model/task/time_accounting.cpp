@@ -1,0 +1,70 @@
+// Busy / back-pressured / idle time of every task thread, accumulated on thread-state
+// transitions (Flink's TimerGauges behind busyTimeMsPerSecond, backPressuredTimeMsPerSecond and
+// idleTimeMsPerSecond), closed into one TaskSample per sample period.
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "sim/model/checkpointing/barrier_handler.hpp"
+#include "sim/model/checkpointing/subtask_checkpoint_coordinator.hpp"
+#include "sim/model/connectors/connector.hpp"
+#include "sim/model/network/network.hpp"
+#include "sim/model/task/stream_task.hpp"
+#include "sim/model/task/task_executor.hpp"
+
+namespace ckptsim::model {
+
+void StreamTask::account(Subtask& s) {
+  // Adds the time since the last transition to the current thread state, closing the sample
+  // periods it crosses; queue lengths are those held until now (nothing changed them since the
+  // last call, which every mutation of the subtask's queues makes first).
+  const Duration period = scenario_.sample_period;
+  const SimTime now = sim_.now();
+  if (s.state != ExecutionState::running) {
+    s.accounted_until = now;
+    return;
+  }
+  if (period <= 0) {  // no time series: only the debloater's idle time is kept
+    if (s.thread_state == ThreadState::idle) s.debloat_idle += now - s.accounted_until;
+    s.accounted_until = now;
+    return;
+  }
+  while (s.accounted_until < now) {
+    const SimTime sample_end = s.sample_start + period;
+    const SimTime until = std::min(now, sample_end);
+    const Duration d = until - s.accounted_until;
+    switch (s.thread_state) {
+      case ThreadState::busy: s.sample.busy += d; break;
+      case ThreadState::back_pressured: s.sample.back_pressured += d; break;
+      case ThreadState::idle:
+        s.sample.idle += d;
+        s.debloat_idle += d;
+        break;
+    }
+    s.accounted_until = until;
+    if (until == sample_end) {
+      s.sample.start = s.sample_start;
+      // The time the subtask ran in this window (less than the period in its first window).
+      s.sample.period = s.sample.busy + s.sample.back_pressured + s.sample.idle;
+      s.sample.input_buffers = 0;
+      for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(chan(c).received.size());
+      s.sample.output_buffers = s.partition_buffers;
+      observer_.task_sample(sample_end, {s.vertex, s.index, s.attempt}, s.sample);
+      s.sample = TaskSample{};
+      s.sample_start = sample_end;
+    }
+  }
+}
+
+void StreamTask::update_thread_state(Subtask& s) {
+  account(s);
+  // A thread inside a user call that does not return counts as busy, like any user code.
+  if (s.busy || stalled(s))
+    s.thread_state = ThreadState::busy;
+  else if (s.waiting_output)
+    s.thread_state = ThreadState::back_pressured;
+  else
+    s.thread_state = ThreadState::idle;
+}
+
+}  // namespace ckptsim::model
