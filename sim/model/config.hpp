@@ -145,6 +145,9 @@ struct VertexSpec {
   ShipStrategy ship = ShipStrategy::forward;
   double records_per_second = 1000.0;        // sources: per subtask
   Duration cost_per_record = core::kMicrosecond;  // operators and sinks: CPU per record
+  // The scenario gave `cost`: a source's own cost per record emitted (without it a source's
+  // emission costs nothing and only its chained operators' costs count).
+  bool cost_given = false;
   std::int64_t record_size = 100;            // bytes per output record
   std::int64_t state_size = 0;               // bytes of state per subtask at start
   std::int64_t state_growth_per_record = 0;  // bytes of state added per input record

@@ -29,7 +29,9 @@ JobSpec chain_operators(const JobSpec& job) {
     if (!chainable) {
       VertexSpec head = op;
       head.operators = {op.name};
-      if (!head.input) head.cost_per_record = 0;  // reading a source costs nothing here
+      // A source's emission costs what its `cost` says (time on its task thread per record
+      // emitted, SourceReader.pollNext and the emitting), nothing when none is given.
+      if (!head.input && !head.cost_given) head.cost_per_record = 0;
       if (head.input) {  // the input now names the task that runs the upstream operator
         const int t = task_of[static_cast<std::size_t>(u)];
         head.input = out.vertices[static_cast<std::size_t>(t)].name;
@@ -43,7 +45,7 @@ JobSpec chain_operators(const JobSpec& job) {
     task_of[v] = t;
     VertexSpec& task = out.vertices[static_cast<std::size_t>(t)];
     const double in = flow[static_cast<std::size_t>(u)];  // records reaching `op` per head record
-    // A source's own emission costs nothing in this model; chained operators add their cost.
+    // Chained operators add their cost per record reaching them.
     task.cost_per_record += static_cast<Duration>(static_cast<double>(op.cost_per_record) * in);
     task.state_size += op.state_size;
     task.state_growth_per_record +=

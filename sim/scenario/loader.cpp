@@ -288,7 +288,10 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
     locs.rate = e.key_loc;
     if (auto r = detail::read_rate(ctx, e.value, false)) v.records_per_second = *r;
   } else if (e.key == "cost") {
-    if (auto d = detail::read_duration(ctx, without_per_record(e.value))) v.cost_per_record = *d;
+    if (auto d = detail::read_duration(ctx, without_per_record(e.value))) {
+      v.cost_per_record = *d;
+      v.cost_given = true;
+    }
   } else if (e.key == "record-size") {
     if (auto s = detail::read_size(ctx, e.value)) {
       if (*s < 1)

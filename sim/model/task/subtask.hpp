@@ -58,6 +58,8 @@ struct Subtask {
   std::int64_t restored_checkpoint = 0;  // the checkpoint this attempt restored (0: none)
   SimTime left_running = 0;       // when this attempt stopped RUNNING (a restore's downtime)
   SimTime busy_since = 0;
+  SimTime read_from = -1;        // a source's step went to processing at this time (see
+                                 // schedule_emission): records keep arriving meanwhile
   Buffer processing;
   core::EventId processing_done;
   SimTime processing_started = 0;
