@@ -179,6 +179,7 @@ struct VertexSpec {
   std::optional<DorisSinkSpec> doris;
   std::optional<KafkaSinkSpec> kafka_sink;
   std::optional<KafkaSourceSpec> kafka_source;
+  std::optional<JdbcSinkSpec> jdbc_sink;
 };
 
 struct JobSpec {
@@ -211,7 +212,8 @@ enum class ActionKind {
   fire_timers,            // every subtask of `vertex` fires `count` timers of `duration` each
   // External systems (MODEL.md section 9): `system` names the system (doris, mysql).
   slow_down,              // the system serves at `factor` of its speed for `duration` (0 = stall)
-  reject_load,            // Doris answers the next `count` loads of `table` with `error`
+  reject_load,            // Doris answers the next `count` loads of `table` with `error`;
+                          // a JDBC database fails the next `count` batches with `error`
   create_table,           // Doris: create `table`
   drop_table,             // Doris: drop `table` (open loads to it fail)
   rename_table,           // Doris: rename `table` to `to_table`

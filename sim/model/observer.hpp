@@ -61,6 +61,8 @@ struct WaitState {
     coordinator,          // the trigger waits for an operator coordinator's checkpoint (JM side)
     lock_held,            // a legacy source holds the checkpoint lock (until its next record,
                           // or until `until`)
+    sink_flush,           // the thread is in a sink writer's flush (a JDBC executeBatch of
+                          // `table`) until `until`
   } kind = Kind::not_running;
   bool has_upstream = false;
   TaskRef upstream;                 // the producer of the channel concerned

@@ -116,6 +116,42 @@ void read_kafka(Context& ctx, const Node& map, model::KafkaSystemSpec& kafka) {
   }
 }
 
+void read_jdbc(Context& ctx, const Node& map, model::JdbcSystemSpec& jdbc) {
+  for (const Entry& e : map.entries) {
+    if (e.key == "kind") continue;
+    if (e.key == "latency") {
+      if (auto d = read_duration(ctx, e.value)) jdbc.latency = *d;
+    } else if (e.key == "write-rate") {
+      if (auto r = read_rate(ctx, e.value, false)) jdbc.write_rows_per_second = *r;
+    } else {
+      unknown(ctx, e, "jdbc system", {"kind", "latency", "write-rate"});
+    }
+  }
+}
+
+// flink-connector-jdbc options that do not change checkpoint timing.
+const std::vector<std::string> kJdbcPassive = {
+    "url", "username", "password", "driver", "connection.max-retry-timeout", "sink.parallelism"};
+
+void read_jdbc_sink_options(Context& ctx, const Node& map, model::JdbcSinkSpec& jdbc) {
+  std::vector<std::string> known = {"table-name", "sink.buffer-flush.max-rows",
+                                    "sink.buffer-flush.interval", "sink.max-retries"};
+  known.insert(known.end(), kJdbcPassive.begin(), kJdbcPassive.end());
+  for (const Entry& e : map.entries) {
+    if (e.key == "table-name") {
+      if (auto t = read_string(ctx, e.value)) jdbc.table = *t;
+    } else if (e.key == "sink.buffer-flush.max-rows") {
+      if (auto n = read_int(ctx, e.value, "sink.buffer-flush.max-rows", 0)) jdbc.max_rows = *n;
+    } else if (e.key == "sink.buffer-flush.interval") {
+      if (auto d = read_millis(ctx, e.value)) jdbc.flush_interval = *d;
+    } else if (e.key == "sink.max-retries") {
+      if (auto n = read_int(ctx, e.value, "sink.max-retries", 0)) jdbc.max_retries = *n;
+    } else if (!passive(e.key, kJdbcPassive, {})) {
+      unknown(ctx, e, "jdbc option", known);
+    }
+  }
+}
+
 // Kafka connector options that do not change checkpoint timing.
 const std::vector<std::string> kKafkaPassive = {
     "topic", "properties.bootstrap.servers", "format", "key.format", "value.format",
@@ -276,13 +312,14 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     if (!expect_map(ctx, e.value, "a system such as '{kind: doris, ingest: 20 MB/s}'")) continue;
     const Entry* kind = e.value.find("kind");
     if (kind == nullptr) {
-      ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'", "kinds: mysql, doris, kafka");
+      ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'", "kinds: mysql, doris, kafka, jdbc");
       continue;
     }
     const auto k = read_enum<int>(ctx, kind->value, "system kind",
-                                  {{"mysql", 0}, {"doris", 1}, {"kafka", 2}});
+                                  {{"mysql", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3}});
     if (!k) continue;
-    if ((*k == 0 && systems.mysql) || (*k == 1 && systems.doris) || (*k == 2 && systems.kafka)) {
+    if ((*k == 0 && systems.mysql) || (*k == 1 && systems.doris) || (*k == 2 && systems.kafka) ||
+        (*k == 3 && systems.jdbc)) {
       ctx.error(e.key_loc, "a second " + kind->value.text + " system",
                 "ckptsim models one system of each kind per scenario");
       continue;
@@ -295,10 +332,14 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
       systems.doris.emplace();
       systems.doris->name = e.key;
       read_doris(ctx, e.value, *systems.doris);
-    } else {
+    } else if (*k == 2) {
       systems.kafka.emplace();
       systems.kafka->name = e.key;
       read_kafka(ctx, e.value, *systems.kafka);
+    } else {
+      systems.jdbc.emplace();
+      systems.jdbc->name = e.key;
+      read_jdbc(ctx, e.value, *systems.jdbc);
     }
   }
 }
@@ -319,13 +360,14 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     return;
   }
   const auto kind = read_enum<int>(ctx, connector->value, "connector",
-                                   {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}});
+                                   {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3}});
   if (!kind) return;
-  static constexpr const char* kSystemKinds[] = {"mysql", "doris", "kafka"};
+  static constexpr const char* kSystemKinds[] = {"mysql", "doris", "kafka", "jdbc"};
   const char* needed = kSystemKinds[*kind];
   const std::string system_name = *kind == 0   ? (systems.mysql ? systems.mysql->name : "")
                                   : *kind == 1 ? (systems.doris ? systems.doris->name : "")
-                                               : (systems.kafka ? systems.kafka->name : "");
+                                  : *kind == 2 ? (systems.kafka ? systems.kafka->name : "")
+                                               : (systems.jdbc ? systems.jdbc->name : "");
   if (system_name.empty()) {
     ctx.error(connector->value.loc,
               "connector '" + connector->value.text + "' needs a " + needed + " system",
@@ -362,6 +404,19 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     for (const Entry* e : {tables, table, model_entry})
       if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' does not apply to a kafka sink");
     v.kafka_sink = kafka;
+    return;
+  }
+  if (*kind == 3) {
+    model::JdbcSinkSpec jdbc;
+    jdbc.table = v.name;
+    if (!v.input)
+      ctx.error(connector->value.loc, "a jdbc connector is a sink: '" + v.name + "' has no input",
+                "add 'input: <upstream vertex>'");
+    if (options != nullptr && expect_map(ctx, options->value, "a map of jdbc sink options"))
+      read_jdbc_sink_options(ctx, options->value, jdbc);
+    for (const Entry* e : {tables, table, model_entry})
+      if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' does not apply to a jdbc sink");
+    v.jdbc_sink = jdbc;
     return;
   }
   if (*kind == 0) {
@@ -415,9 +470,11 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
   std::vector<std::string> names;
   if (scenario.systems.mysql) names.push_back(scenario.systems.mysql->name);
   if (scenario.systems.doris) names.push_back(scenario.systems.doris->name);
+  if (scenario.systems.jdbc) names.push_back(scenario.systems.jdbc->name);
   const bool is_doris = scenario.systems.doris && system == scenario.systems.doris->name;
   const bool is_mysql = scenario.systems.mysql && system == scenario.systems.mysql->name;
-  if (!is_doris && !is_mysql) {
+  const bool is_jdbc = scenario.systems.jdbc && system == scenario.systems.jdbc->name;
+  if (!is_doris && !is_mysql && !is_jdbc) {
     std::string hint = did_you_mean(system, names);
     if (hint.empty())
       hint = names.empty() ? "declare the system under 'systems:' first"
@@ -442,7 +499,10 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
       {"drop-database", K::drop_database, {}}};
   static const std::vector<Op> mysql_ops = {{"slow-down", K::slow_down, {"factor", "for"}},
                                             {"stall", K::slow_down, {"for"}}};
-  const std::vector<Op>& ops = is_doris ? doris_ops : mysql_ops;
+  static const std::vector<Op> jdbc_ops = {{"slow-down", K::slow_down, {"factor", "for"}},
+                                           {"stall", K::slow_down, {"for"}},
+                                           {"reject", K::reject_load, {"count", "error"}}};
+  const std::vector<Op>& ops = is_doris ? doris_ops : is_jdbc ? jdbc_ops : mysql_ops;
   std::vector<std::string> op_names;
   for (const Op& o : ops) op_names.push_back(system + "." + o.name);
   const auto found = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op; });

@@ -8,11 +8,12 @@ void add_mysql_cdc(const Scenario&, ConnectorContext&, Connectors&);     // mysq
 void add_kafka_source(const Scenario&, ConnectorContext&, Connectors&);  // kafka/
 void add_doris(const Scenario&, ConnectorContext&, Connectors&);         // doris/
 void add_kafka_sink(const Scenario&, ConnectorContext&, Connectors&);    // kafka/
+void add_jdbc_sink(const Scenario&, ConnectorContext&, Connectors&);     // jdbc/
 
 namespace {
 // Sources first: a sink chained to a source reads its table list.
 constexpr ConnectorFactory kConnectors[] = {&add_mysql_cdc, &add_kafka_source, &add_doris,
-                                            &add_kafka_sink};
+                                            &add_kafka_sink, &add_jdbc_sink};
 }  // namespace
 
 Connectors make_connectors(const Scenario& scenario, ConnectorContext& context) {

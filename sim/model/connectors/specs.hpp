@@ -51,10 +51,19 @@ struct KafkaSystemSpec {
   core::Duration transaction_max_timeout = core::minutes(15);
 };
 
+// A relational database as a JDBC sink's batches see it: a round trip per executeBatch and the
+// rows per second it writes.
+struct JdbcSystemSpec {
+  std::string name = "database";
+  core::Duration latency = core::milliseconds(5);  // one executeBatch round trip
+  double write_rows_per_second = 20000;
+};
+
 struct SystemsSpec {
   std::optional<MySqlSystemSpec> mysql;
   std::optional<DorisSystemSpec> doris;
   std::optional<KafkaSystemSpec> kafka;
+  std::optional<JdbcSystemSpec> jdbc;
 };
 
 // KafkaSource (flink-connector-kafka 3.x): a consumer group behind the head of its topic reads
@@ -113,6 +122,15 @@ struct DorisSinkSpec {
   std::string table;                              // target table when the input is one table
   bool two_phase_commit() const { return enable_2pc.value_or(!unique_key_table); }
   std::int64_t buffer_capacity() const { return buffer_size * buffer_count; }
+};
+
+// flink-connector-jdbc JdbcSink / the SQL 'jdbc' connector's sink options
+// (JdbcExecutionOptions; JdbcConnectorOptions defaults).
+struct JdbcSinkSpec {
+  std::int64_t max_rows = 100;                    // sink.buffer-flush.max-rows (0: no limit)
+  core::Duration flush_interval = core::seconds(1);  // sink.buffer-flush.interval (0: none)
+  int max_retries = 3;                            // sink.max-retries
+  std::string table;                              // table-name
 };
 
 }  // namespace ckptsim::model

@@ -54,6 +54,14 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
   if (w.kind == "aligning")
     return fmt::format("{}: aligning, {} of {} channels delivered the barrier since {}", task,
                        w.channels_aligned, w.channels_total, clock(w.since));
+  if (w.kind == "sink_flush") {
+    // JdbcOutputFormat.flush: executeBatch (with its retries) on the task thread.
+    std::string s = fmt::format("{}: the task thread is in the JDBC sink's flush since {}: "
+                                "executeBatch into table {}",
+                                task, clock(w.since), w.table);
+    s += w.until == core::kNever ? "; it never returns" : fmt::format(" (returns at {})", clock(w.until));
+    return s;
+  }
   if (w.kind == "sink_write" || w.kind == "sink_stop_load") {
     // DorisWriter: RecordBuffer.writeQueue.take() when every buffer is full, or prepareCommit's
     // stopLoad waiting for the stream load's response (field-scenarios.md A.3).
