@@ -356,9 +356,9 @@ std::string heatmap_svg(const ReportRun& run, const Grid& g,
       const double x = p.x(static_cast<double>(column_start[c]));
       const double w = p.x(static_cast<double>(column_end[c])) - x;
       out += fmt::format(
-          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} {}-{}: busy "
-          "{} ms/s, back-pressured {} ms/s</title></rect>\n",
-          num(x), num(y), num(w + 0.3), num(row - 0.5), cell_colour(busy, bp), esc(labels[r]),
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}-{} busy {}, "
+          "back-pressured {} ms/s</title></rect>\n",
+          num(x), num(y), num(w + 0.3), num(row - 0.5), cell_colour(busy, bp),
           short_clock(static_cast<double>(column_start[c])),
           short_clock(static_cast<double>(column_end[c])), num(busy), num(bp));
     }
@@ -506,6 +506,8 @@ std::string slow_explanation(const ReportRun& run, const ReportCheckpoint& c) {
 // subtasks of each vertex.
 constexpr std::size_t kMaxPhaseRows = 20000;
 constexpr std::size_t kMaxPhaseRowsPerVertex = 100;
+// Up to this many subtasks in all, a checkpoint shows each of them without expanding.
+constexpr std::size_t kAllSubtasksShown = 16;
 
 std::string phases_svg(const ReportCheckpoint& c, const std::vector<std::string>& labels,
                        const std::vector<const ReportSubtask*>& rows, std::int64_t span_ms) {
@@ -566,6 +568,7 @@ std::string checkpoint_list(const ReportRun& run) {
     expanded.insert(i);
   }
   std::string out = "<div class=\"checkpoints\">\n";
+  bool slowest_seen = false;
   for (std::size_t i = 0; i < run.checkpoints.size(); ++i) {
     const ReportCheckpoint& c = run.checkpoints[i];
     const std::int64_t duration = checkpoint_end(run, c) - c.trigger_ms;
@@ -574,7 +577,9 @@ std::string checkpoint_list(const ReportRun& run) {
     // the slowest are opened, as the failed ones with a diagnosis are.
     const bool slow = c.status == "COMPLETED" && completed.size() >= 2 && duration >= 2 * median &&
                       duration > median + 100;
-    const bool slowest = c.status == "COMPLETED" && duration == completed.back();
+    // The first of the slowest only, when several last as long.
+    const bool slowest = c.status == "COMPLETED" && duration == completed.back() && !slowest_seen;
+    slowest_seen = slowest_seen || slowest;
     bool open = !why.empty();
     if (why.empty() && c.status == "COMPLETED") {
       const std::string s = slow_explanation(run, c);
@@ -593,37 +598,49 @@ std::string checkpoint_list(const ReportRun& run) {
       for (const std::string& w : why) out += "<li>" + esc(w) + "</li>";
       out += "</ul>\n";
     }
-    // Per vertex: the slowest subtask's phases; the subtasks themselves when expanded.
-    std::vector<std::string> labels;
-    std::vector<const ReportSubtask*> rows;
-    std::size_t shown_total = 0, all_total = 0;
-    for (std::size_t v = 0; v < c.subtasks.size() && v < run.vertices.size(); ++v) {
-      std::vector<const ReportSubtask*> subs;
-      for (const ReportSubtask& s : c.subtasks[v]) subs.push_back(&s);
-      all_total += subs.size();
-      std::stable_sort(subs.begin(), subs.end(), [](const ReportSubtask* a, const ReportSubtask* b) {
-        if (a->acknowledged != b->acknowledged) return !a->acknowledged;
-        return a->ack_ms > b->ack_ms;
-      });
-      if (!expanded.count(i) && !subs.empty()) subs.resize(1);
-      if (subs.size() > kMaxPhaseRowsPerVertex) subs.resize(kMaxPhaseRowsPerVertex);
-      std::sort(subs.begin(), subs.end(),
-                [](const ReportSubtask* a, const ReportSubtask* b) { return a->index < b->index; });
-      for (const ReportSubtask* s : subs) {
-        labels.push_back(fmt::format("{} ({}/{})", run.vertices[v].name.substr(0, 36), s->index + 1,
-                                     run.vertices[v].parallelism));
-        rows.push_back(s);
+    // A small job shows every subtask's phases. A larger one shows the slowest subtask of each
+    // vertex, and its subtasks (the slowest of each vertex up to a bound) when expanded.
+    std::size_t all_total = 0;
+    for (const auto& v : c.subtasks) all_total += v.size();
+    const auto rows_of = [&](std::size_t per_vertex, bool name_slowest) {
+      std::pair<std::vector<std::string>, std::vector<const ReportSubtask*>> out_rows;
+      for (std::size_t v = 0; v < c.subtasks.size() && v < run.vertices.size(); ++v) {
+        std::vector<const ReportSubtask*> subs;
+        for (const ReportSubtask& st : c.subtasks[v]) subs.push_back(&st);
+        std::stable_sort(subs.begin(), subs.end(), [](const ReportSubtask* x, const ReportSubtask* y) {
+          if (x->acknowledged != y->acknowledged) return !x->acknowledged;
+          return x->ack_ms > y->ack_ms;
+        });
+        if (subs.size() > per_vertex) subs.resize(per_vertex);
+        std::sort(subs.begin(), subs.end(),
+                  [](const ReportSubtask* x, const ReportSubtask* y) { return x->index < y->index; });
+        for (const ReportSubtask* st : subs) {
+          out_rows.first.push_back(fmt::format(
+              "{} ({}/{}){}", run.vertices[v].name.substr(0, 36), st->index + 1,
+              run.vertices[v].parallelism,
+              name_slowest && c.subtasks[v].size() > 1 ? ", the slowest" : ""));
+          out_rows.second.push_back(st);
+        }
       }
-      shown_total += subs.size();
-    }
-    if (!rows.empty()) {
+      return out_rows;
+    };
+    if (all_total > 0 && all_total <= kAllSubtasksShown) {
+      const auto [labels, rows] = rows_of(kAllSubtasksShown, false);
       out += phases_svg(c, labels, rows, duration);
-      if (shown_total < all_total)
-        out += fmt::format("<p class=\"note\">{} of {} subtasks shown ({}).</p>\n", shown_total,
-                           all_total,
-                           expanded.count(i) ? "the slowest of each vertex"
-                                             : "the slowest of each vertex; per-subtask rows are "
-                                               "kept for the failed and slowest checkpoints");
+    } else if (all_total > 0) {
+      const auto [labels, rows] = rows_of(1, true);
+      out += phases_svg(c, labels, rows, duration);
+      if (expanded.count(i)) {
+        const auto [sub_labels, sub_rows] = rows_of(kMaxPhaseRowsPerVertex, false);
+        out += fmt::format("<details class=\"expand-subtasks\"><summary>{} subtasks{}</summary>\n",
+                           sub_rows.size() < all_total ? fmt::format("{} of the {}", sub_rows.size(), all_total)
+                                                      : fmt::format("all {}", all_total),
+                           sub_rows.size() < all_total ? " (the slowest of each vertex)" : "");
+        out += phases_svg(c, sub_labels, sub_rows, duration) + "</details>\n";
+      } else {
+        out += "<p class=\"note\">Per-subtask rows are kept for the failed and the slowest "
+               "checkpoints (report size).</p>\n";
+      }
     }
     out += "</details>\n";
   }

@@ -34,6 +34,31 @@ TEST_CASE("a trace window bounds trace.json; a malformed one is an error") {
   }
 }
 
+TEST_CASE("sweep --report and report SWEEP_DIR draw the same points") {
+  TempDir dir("report-sweep");
+  const std::string scenario =
+      std::string(CKPTSIM_SOURCE_DIR) + "/scenarios/seed/doris-cdc-table-swap.yaml";
+  REQUIRE(run_ckptsim(dir.path(), "sweep '" + scenario +
+                                      "' --vary execution.checkpointing.timeout=1min,2min,5min "
+                                      "--seeds 2 --threads 1 --out sw --report")
+              .exit_code == 0);
+  const std::string html = read_file(dir.path() / "sw" / "report.html");
+  CHECK(html.find("Metrics against <code>execution.checkpointing.timeout</code>") !=
+        std::string::npos);
+  REQUIRE(run_ckptsim(dir.path(), "report sw --out again.html").exit_code == 0);
+  // Without the sweep's objective nothing is marked best; the points are the same.
+  const std::string again = read_file(dir.path() / "again.html");
+  const auto points = [](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find("class=\"ci-point\""); at != std::string::npos;
+         at = text.find("class=\"ci-point\"", at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(points(html) > 0);
+  CHECK(points(again) == points(html));
+}
+
 TEST_CASE("report of a directory that is neither a run's nor a sweep's says so") {
   TempDir dir("report-none");
   const Output out = run_ckptsim(dir.path(), "report .");
