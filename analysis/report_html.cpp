@@ -70,6 +70,12 @@ double time_step(double span_ms, int target) {
   return nice_step(span_ms, target);
 }
 
+// A step for duration axes in ms that reads as a round duration (2 min, not 1 min 40 s).
+double duration_step(double span_ms, int target) {
+  if (span_ms / target < 1000) return nice_step(span_ms, target);
+  return time_step(span_ms, target);
+}
+
 struct Plot {  // a chart area: time (or value) on x, rows or values on y
   double left = 64, right = 16, top = 10, bottom = 24;
   double width = 1100, height = 200;
@@ -247,7 +253,7 @@ std::string durations_svg(const ReportRun& run, std::int64_t timeout_ms) {
   double max_ms = 1;
   for (const ReportCheckpoint& c : run.checkpoints)
     if (c.end_ms >= 0) max_ms = std::max(max_ms, static_cast<double>(c.end_ms - c.trigger_ms));
-  const double step = nice_step(max_ms, 4);
+  const double step = duration_step(max_ms, 4);
   const double top = std::ceil(max_ms * 1.05 / step) * step;
   const auto y = [&](double v) { return p.inner_bottom() - v / top * (p.inner_bottom() - p.top); };
   std::string out = svg_open(p, "chart durations", "checkpoint durations over time");
@@ -517,7 +523,7 @@ std::string phases_svg(const ReportCheckpoint& c, const std::vector<std::string>
   p.x0 = 0;
   p.x1 = static_cast<double>(std::max<std::int64_t>(span_ms, 1));
   std::string out = svg_open(p, "chart phases", fmt::format("phases of checkpoint {}", c.id));
-  const double step = nice_step(p.x1, 8);
+  const double step = duration_step(p.x1, 8);
   out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(p.left),
                      num(p.inner_bottom()), num(p.width - p.right), num(p.inner_bottom()));
   for (double t = 0; t <= p.x1 + 1e-9; t += step)

@@ -17,7 +17,7 @@ check="$py $here/check_report.py"
 "$bin" run --out "$out/seed" --report --trace -q
 $check run "$out/seed" "$out/seed.png"
 $check trace "$out/seed/trace.json" "$here/trace.schema.json"
-# A skewed 24-subtask job, its trace bounded to two minutes.
+# A skewed 16-subtask job, its trace bounded to two minutes.
 "$bin" run "$root/scenarios/catalog/b11-skew-long-alignment.yaml" --out "$out/b11" --report \
   --trace-window 2min..4min -q
 $check run "$out/b11"
