@@ -4,12 +4,22 @@ WERROR ?= OFF
 JOBS ?= $(shell nproc)
 DEBIAN_PACKAGES = cmake g++ make libboost-dev libtbb-dev libfmt-dev catch2 libbenchmark-dev \
                   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+# Only `make test` needs these: the HTML report opened in headless Chromium, the trace checked
+# against its JSON schema (tests/report/).
+TEST_DEBIAN_PACKAGES = chromium python3 python3-jsonschema
 
-.PHONY: deps configure build run test bench asan clean format
+.PHONY: deps test-deps configure build run test bench asan clean format
 
 # Installs only what is missing, so a machine that has everything never touches apt.
 deps:
-	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	@$(MAKE) --no-print-directory install-missing PACKAGES="$(DEBIAN_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory install-missing PACKAGES="$(TEST_DEBIAN_PACKAGES)"
+
+.PHONY: install-missing
+install-missing:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -27,9 +37,10 @@ build: configure
 run: build
 	./$(BUILD_DIR)/bin/ckptsim run
 
-test: build
+test: build test-deps
 	./$(BUILD_DIR)/bin/ckptsim_tests
 	./$(BUILD_DIR)/bin/ckptsim test scenarios
+	./tests/report/run_checks.sh $(BUILD_DIR)
 
 bench: build
 	./$(BUILD_DIR)/bin/ckptsim_bench

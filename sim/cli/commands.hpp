@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 namespace ckptsim::cli {
 
@@ -21,5 +22,13 @@ Command add_sweep_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 // ckptsim merge DIR... [--out DIR]
 Command add_merge_command(CLI::App& app);
+// ckptsim report DIR [--out FILE]
+Command add_report_command(CLI::App& app);
+
+// Writes `text` to `path` (through a temporary file); false on failure.
+bool write_text_file(const std::string& path, const std::string& text);
+
+// Writes OUT_DIR/report.html for a run's output directory; returns the exit code.
+int write_run_report(const std::string& out_dir);
 
 }  // namespace ckptsim::cli

@@ -1,5 +1,6 @@
 // `ckptsim compare A.yaml B.yaml ...`: the scenarios side by side, each run with the same seeds,
 // compared as a sweep's settings are (mean and 95 % confidence interval over the seeds).
+#include <iostream>
 #include <memory>
 
 #include "sim/cli/commands.hpp"
@@ -17,6 +18,7 @@ struct Options {
   std::string out;
   std::string objective;
   std::vector<std::string> constraints;
+  bool report = false;
 };
 
 int run_command(const Options& o) {
@@ -28,6 +30,11 @@ int run_command(const Options& o) {
   spec.first_seed = o.first_seed;
   spec.threads = o.threads;
   spec.out_dir = o.out;
+  spec.report = o.report;
+  if (o.report && o.out.empty()) {
+    std::cerr << "ckptsim compare: error: --report writes into --out DIR; give --out\n";
+    return 1;
+  }
   if (!parse_selection(o.objective, o.constraints, spec, "ckptsim compare")) return 1;
   return run_sweep(spec, "ckptsim compare");
 }
@@ -53,6 +60,9 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Also write point files and comparison files here");
   cmd->add_option("--objective", o->objective, "Metrics to minimise in turn, as for sweep");
   cmd->add_option("--constraint", o->constraints, "METRIC<=VALUE, as for sweep");
+  cmd->add_flag("--report", o->report,
+                "Also write --out/report.html: each metric per scenario with its 95 % confidence "
+                "interval");
   return Command{cmd, [o] { return run_command(*o); }};
 }
 

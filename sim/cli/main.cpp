@@ -9,6 +9,7 @@
 #include "analysis/story.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/run/run.hpp"
+#include "sim/run/writers/trace.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
   std::optional<std::uint64_t> seed;
   std::vector<std::string> sets;
   bool quiet = false;
+  bool report = false;
+  bool trace = false;
+  std::string trace_window;
   CLI::App* run_cmd = app.add_subcommand(
       "run", "Run a scenario (the built-in default one without SCENARIO), print its story and "
              "write jobmanager.log, rest/ and summary.json into --out.");
@@ -54,6 +58,14 @@ int main(int argc, char** argv) {
                       "Override a value: KEY=VALUE, e.g. execution.checkpointing.timeout=5min")
       ->take_all();
   run_cmd->add_flag("--quiet,-q", quiet, "Do not print the story");
+  run_cmd->add_flag("--report", report,
+                    "Also write --out/report.html, one self-contained HTML file with charts");
+  run_cmd->add_flag("--trace", trace,
+                    "Also write --out/trace.json (Chrome trace-event format: Perfetto, "
+                    "chrome://tracing)");
+  run_cmd->add_option("--trace-window", trace_window,
+                      "FROM..TO: only this span of simulated time in trace.json, e.g. "
+                      "10min..12min (implies --trace)");
 
   std::string validate_path;
   std::vector<std::string> validate_sets;
@@ -64,7 +76,8 @@ int main(int argc, char** argv) {
 
   const std::vector<ckptsim::cli::Command> commands = {
       ckptsim::cli::add_test_command(app), ckptsim::cli::add_sweep_command(app),
-      ckptsim::cli::add_compare_command(app), ckptsim::cli::add_merge_command(app)};
+      ckptsim::cli::add_compare_command(app), ckptsim::cli::add_merge_command(app),
+      ckptsim::cli::add_report_command(app)};
 
   CLI11_PARSE(app, argc, argv);
   for (const ckptsim::cli::Command& command : commands)
@@ -77,6 +90,25 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  ckptsim::run::TraceOptions trace_options;
+  if (!trace_window.empty()) {
+    trace = true;
+    const std::size_t dots = trace_window.find("..");
+    const auto from = dots == std::string::npos
+                          ? std::nullopt
+                          : ckptsim::scenario::parse_duration(trace_window.substr(0, dots));
+    const auto to = dots == std::string::npos
+                        ? std::nullopt
+                        : ckptsim::scenario::parse_duration(trace_window.substr(dots + 2));
+    if (!from || !to || *to < *from) {
+      std::cerr << "ckptsim run: error: --trace-window takes FROM..TO with FROM <= TO, e.g. "
+                   "10min..12min, got '"
+                << trace_window << "'\n";
+      return 1;
+    }
+    trace_options.from = *from;
+    trace_options.to = *to;
+  }
   const LoadResult loaded = load(scenario_path, sets);
   if (!loaded.ok()) return report_errors(loaded);
   const ckptsim::run::RunResult result = ckptsim::run::run(*loaded.scenario, seed);
@@ -86,6 +118,14 @@ int main(int argc, char** argv) {
     std::cerr << "ckptsim: error: " << error << "\n";
     return 1;
   }
-  if (!quiet) std::cout << "outputs written to " << out_dir << "/ (jobmanager.log, rest/, summary.json)\n";
+  if (trace && !ckptsim::cli::write_text_file(out_dir + "/trace.json",
+                                               ckptsim::run::trace_json(result, trace_options))) {
+    std::cerr << "ckptsim: error: cannot write " << out_dir << "/trace.json\n";
+    return 1;
+  }
+  if (report && ckptsim::cli::write_run_report(out_dir) != 0) return 1;
+  if (!quiet)
+    std::cout << "outputs written to " << out_dir << "/ (jobmanager.log, rest/, summary.json"
+              << (report ? ", report.html" : "") << (trace ? ", trace.json" : "") << ")\n";
   return 0;
 }

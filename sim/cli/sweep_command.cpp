@@ -20,6 +20,7 @@ struct Options {
   std::string out = "ckptsim-sweep";
   std::string objective;
   std::vector<std::string> constraints;
+  bool report = false;
 };
 
 // "5min,10min,{from: A, ship: hash}": commas inside {} or [] belong to the value.
@@ -49,6 +50,7 @@ int run_command(const Options& o) {
   spec.first_seed = o.first_seed;
   spec.threads = o.threads;
   spec.out_dir = o.out;
+  spec.report = o.report;
   std::size_t index = 0, count = 0;
   char slash = 0;
   std::istringstream shard(o.shard);
@@ -117,6 +119,9 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--constraint", o->constraints,
                   "METRIC<=VALUE the best setting must meet (on its mean), e.g. "
                   "replayed_records<=1M; repeatable");
+  cmd->add_flag("--report", o->report,
+                "Also write --out/report.html: each metric against each varied key, with its "
+                "95 % confidence interval");
   return Command{cmd, [o] { return run_command(*o); }};
 }
 

@@ -2,6 +2,7 @@
 // written to DIR/points/<content hash>.json; shows progress on stderr (a bar on a terminal,
 // plain lines otherwise); the comparison is computed from the point files alone.
 #include "sim/cli/sweep_runner.hpp"
+#include "analysis/report.hpp"
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -305,8 +306,16 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
       std::cerr << command_name << ": error: " << error << "\n";
       return 1;
     }
+    if (spec.report) {
+      const std::string path = (fs::path(spec.out_dir) / "report.html").string();
+      if (!write_file_atomically(path, analysis::comparison_report_html(comparison))) {
+        std::cerr << command_name << ": error: cannot write " << path << "\n";
+        return 1;
+      }
+    }
     std::cout << "results in " << spec.out_dir
-              << "/ (points/, comparison.csv, comparison.json, comparison.md)\n";
+              << "/ (points/, comparison.csv, comparison.json, comparison.md"
+              << (spec.report ? ", report.html" : "") << ")\n";
   }
   return 0;
 }

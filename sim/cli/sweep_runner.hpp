@@ -30,6 +30,7 @@ struct SweepSpec {
   std::string out_dir;                 // empty: no files (ckptsim compare without --out)
   std::vector<analysis::ObjectiveTerm> objective;
   std::vector<analysis::Constraint> constraints;
+  bool report = false;                 // also write out_dir/report.html
 };
 
 // Runs the points of the spec's shard that have no result file yet, then prints the comparison

@@ -57,6 +57,17 @@ Recorder::Recorder(const model::Scenario& scenario, std::string job_id) : scenar
     result_.vertices.push_back({stable_id(scenario.job.name + "/" + v.name), v.name, v.parallelism});
     max_parallelism = std::max(max_parallelism, v.parallelism);
   }
+  // The job graph's edges, for the trace's barrier arrows.
+  for (std::size_t i = 0; i < scenario.job.vertices.size(); ++i) {
+    const model::VertexSpec& v = scenario.job.vertices[i];
+    if (!v.input) continue;
+    for (std::size_t u = 0; u < scenario.job.vertices.size(); ++u) {
+      if (scenario.job.vertices[u].name != *v.input) continue;
+      result_.vertices[i].input = static_cast<int>(u);
+      result_.vertices[i].pointwise = v.ship == model::ShipStrategy::forward &&
+                                      scenario.job.vertices[u].parallelism == v.parallelism;
+    }
+  }
   const int slots = scenario.cluster.slots_per_taskmanager > 0
                         ? scenario.cluster.slots_per_taskmanager
                         : (max_parallelism + scenario.cluster.taskmanagers - 1) /

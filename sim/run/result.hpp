@@ -32,6 +32,8 @@ struct VertexInfo {
   std::string id;                        // 32 lowercase hex chars, stable per scenario
   std::string name;
   int parallelism = 1;
+  int input = -1;          // the upstream vertex (-1: a source)
+  bool pointwise = false;  // forward from an upstream of the same parallelism: subtask i reads i
 };
 
 enum class CheckpointStatus { in_progress, completed, failed };

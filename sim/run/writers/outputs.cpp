@@ -98,6 +98,34 @@ ordered_json summary_json(const RunResult& r) {
   return out;
 }
 
+ordered_json job_json(const RunResult& r) {
+  ordered_json out;
+  out["job_id"] = r.job_id;
+  out["job_name"] = r.job_name;
+  out["start_epoch_ms"] = r.start_epoch_ms;
+  out["simulated_time_ms"] = core::to_millis(r.end_time);
+  out["submissions"] = r.submissions;
+  ordered_json vertices = ordered_json::array();
+  for (const VertexInfo& v : r.vertices) {
+    ordered_json item;
+    item["id"] = v.id;
+    item["name"] = v.name;
+    item["parallelism"] = v.parallelism;
+    vertices.push_back(std::move(item));
+  }
+  out["vertices"] = std::move(vertices);
+  ordered_json changes = ordered_json::array();
+  for (const JobStatusChange& c : r.job_status_changes) {
+    ordered_json item;
+    item["time_ms"] = core::to_millis(c.time);
+    item["from"] = model::to_string(c.from);
+    item["to"] = model::to_string(c.to);
+    changes.push_back(std::move(item));
+  }
+  out["job_status_changes"] = std::move(changes);
+  return out;
+}
+
 std::string json_file_text(const ordered_json& body) {
   std::string text = body.dump(2, ' ', false, ordered_json::error_handler_t::replace);
   text += '\n';
@@ -134,6 +162,7 @@ bool write_all(const RunResult& r, const fs::path& dir, std::string* error) {
   if (!write_file(dir / "jobmanager.log", format_flink_log(r), error)) return false;
   if (!write_file(dir / "summary.json", json_file_text(summary_json(r)), error)) return false;
   if (!write_file(dir / "timeseries.csv", timeseries_csv(r), error)) return false;
+  if (!write_file(dir / "job.json", json_file_text(job_json(r)), error)) return false;
   const fs::path rest = dir / "rest";
   const fs::path job = rest / "jobs" / r.job_id;
   if (!write_file(rest / "overview.json", json_file_text(rest_overview(r)), error) ||

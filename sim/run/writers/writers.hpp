@@ -44,13 +44,17 @@ std::string timeseries_csv(const RunResult& result);
 // ckptsim's own summary of a run; its keys are stable.
 nlohmann::ordered_json summary_json(const RunResult& result);
 
+// job.json: what a report needs beside the REST files: the wall clock of simulated time 0, the
+// vertices (id, name, parallelism) and every job status change of the run (all submissions).
+nlohmann::ordered_json job_json(const RunResult& result);
+
 // The synthetic "flink-commit" of /overview for a version (not the real release commit).
 const char* synthetic_flink_commit(model::FlinkVersion version);
 
 // A JSON file body: 2-space indent, trailing newline, UTF-8 errors replaced (never throws on text).
 std::string json_file_text(const nlohmann::ordered_json& body);
 
-// Writes DIR/jobmanager.log, DIR/summary.json, DIR/timeseries.csv and DIR/rest/... (overview.json, jobs/overview.json,
+// Writes DIR/jobmanager.log, DIR/summary.json, DIR/timeseries.csv, DIR/job.json and DIR/rest/... (overview.json, jobs/overview.json,
 // jobs/<jid>/checkpoints.json, jobs/<jid>/checkpoints/config.json,
 // jobs/<jid>/checkpoints/details/<id>.json and .../details/<id>/subtasks/<vertexid>.json for
 // every checkpoint of the run). Creates directories. On I/O failure returns false and, if
