@@ -24,11 +24,24 @@ LoadResult load(const std::string& path, const std::vector<std::string>& sets) {
   return ckptsim::scenario::load_file(path, sets);
 }
 
+std::string count(std::size_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// Errors (the run cannot start) and warnings (options that have no effect), a compiler's way.
 int report_errors(const LoadResult& loaded) {
-  std::cerr << ckptsim::scenario::format_diagnostics(loaded.diagnostics);
-  std::cerr << loaded.diagnostics.size() << (loaded.diagnostics.size() == 1 ? " error" : " errors")
-            << " generated.\n";
+  std::cerr << ckptsim::scenario::format_diagnostics(loaded.diagnostics)
+            << ckptsim::scenario::format_diagnostics(loaded.warnings);
+  std::cerr << count(loaded.diagnostics.size(), "error");
+  if (!loaded.warnings.empty()) std::cerr << " and " << count(loaded.warnings.size(), "warning");
+  std::cerr << " generated.\n";
   return 2;
+}
+
+void report_warnings(const LoadResult& loaded) {
+  if (loaded.warnings.empty()) return;
+  std::cerr << ckptsim::scenario::format_diagnostics(loaded.warnings)
+            << count(loaded.warnings.size(), "warning") << " generated.\n";
 }
 
 }  // namespace
@@ -73,6 +86,10 @@ int main(int argc, char** argv) {
       app.add_subcommand("validate", "Check a scenario file and report every error in it.");
   validate_cmd->add_option("SCENARIO", validate_path, "Scenario file (YAML)")->required();
   validate_cmd->add_option("--set", validate_sets, "Override a value: KEY=VALUE")->take_all();
+  bool strict = false;
+  validate_cmd->add_flag("--strict", strict,
+                         "Treat warnings (options that have no effect in the simulation) as "
+                         "errors");
 
   const std::vector<ckptsim::cli::Command> commands = {
       ckptsim::cli::add_test_command(app), ckptsim::cli::add_sweep_command(app),
@@ -84,8 +101,16 @@ int main(int argc, char** argv) {
     if (*command.app) return command.run();
 
   if (*validate_cmd) {
-    const LoadResult loaded = load(validate_path, validate_sets);
+    LoadResult loaded = load(validate_path, validate_sets);
+    if (strict) {
+      for (ckptsim::scenario::Diagnostic& w : loaded.warnings) {
+        w.severity = ckptsim::scenario::Diagnostic::Severity::error;
+        loaded.diagnostics.push_back(std::move(w));
+      }
+      loaded.warnings.clear();
+    }
     if (!loaded.ok()) return report_errors(loaded);
+    report_warnings(loaded);
     std::cout << validate_path << ": ok\n";
     return 0;
   }
@@ -111,6 +136,7 @@ int main(int argc, char** argv) {
   }
   const LoadResult loaded = load(scenario_path, sets);
   if (!loaded.ok()) return report_errors(loaded);
+  report_warnings(loaded);
   const ckptsim::run::RunResult result = ckptsim::run::run(*loaded.scenario, seed);
   if (!quiet) std::cout << ckptsim::analysis::format_story(result);
   std::string error;

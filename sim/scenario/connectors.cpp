@@ -29,12 +29,40 @@ std::optional<std::int64_t> read_count(Context& ctx, const Node& node, std::stri
   return std::nullopt;
 }
 
-// An option the connector knows but whose value does not change checkpoint timing.
-bool passive(const std::string& key, const std::vector<std::string>& names,
-             std::initializer_list<std::string_view> prefixes) {
-  if (std::find(names.begin(), names.end(), key) != names.end()) return true;
-  return std::any_of(prefixes.begin(), prefixes.end(),
-                     [&](std::string_view p) { return key.starts_with(p); });
+// The real options of a connector that the model does not read (issue 12: no inert options).
+// `where` options say where the data lives (hosts, credentials, table names): by nature they
+// cannot change checkpoint timing and are accepted silently. `unmodelled` options (and every key
+// under an `unmodelled_prefixes` entry) could change it in Flink but ckptsim does not model
+// them: accepted, so a user can paste a real configuration, with a warning.
+struct UnreadOptions {
+  std::string_view connector;  // "Doris", as a warning names it
+  std::vector<std::string> where;
+  std::vector<std::string> unmodelled;
+  std::vector<std::string_view> unmodelled_prefixes;
+};
+
+// The keys "did you mean" may suggest: the ones the reader handles plus the unread ones.
+std::vector<std::string> known_keys(std::vector<std::string> read, const UnreadOptions& unread) {
+  read.insert(read.end(), unread.where.begin(), unread.where.end());
+  read.insert(read.end(), unread.unmodelled.begin(), unread.unmodelled.end());
+  return read;
+}
+
+// True when `e` is one of `unread`'s options (warning about an unmodelled one).
+bool accept_unread(Context& ctx, const Entry& e, const UnreadOptions& unread) {
+  const auto listed = [&](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), e.key) != names.end();
+  };
+  if (listed(unread.where)) return true;
+  const bool prefixed =
+      std::any_of(unread.unmodelled_prefixes.begin(), unread.unmodelled_prefixes.end(),
+                  [&](std::string_view p) { return e.key.starts_with(p); });
+  if (!listed(unread.unmodelled) && !prefixed) return false;
+  ctx.warning(e.key_loc,
+              "'" + e.key + "' is a " + std::string(unread.connector) +
+                  " option ckptsim does not model; it has no effect",
+              "the run ignores it (validate --strict makes this an error)");
+  return true;
 }
 
 // Connector options that take milliseconds as a bare number (Doris's sink.check-interval: 0).
@@ -129,14 +157,16 @@ void read_jdbc(Context& ctx, const Node& map, model::JdbcSystemSpec& jdbc) {
   }
 }
 
-// flink-connector-jdbc options that do not change checkpoint timing.
-const std::vector<std::string> kJdbcPassive = {
-    "url", "username", "password", "driver", "connection.max-retry-timeout", "sink.parallelism"};
+const UnreadOptions kJdbcUnread = {
+    "JDBC", {"url", "username", "password", "driver"},
+    // The vertex's parallelism is the sink's; connection set-up is not modelled.
+    {"connection.max-retry-timeout", "sink.parallelism"}, {}};
 
 void read_jdbc_sink_options(Context& ctx, const Node& map, model::JdbcSinkSpec& jdbc) {
-  std::vector<std::string> known = {"table-name", "sink.buffer-flush.max-rows",
-                                    "sink.buffer-flush.interval", "sink.max-retries"};
-  known.insert(known.end(), kJdbcPassive.begin(), kJdbcPassive.end());
+  const std::vector<std::string> known =
+      known_keys({"table-name", "sink.buffer-flush.max-rows", "sink.buffer-flush.interval",
+                  "sink.max-retries"},
+                 kJdbcUnread);
   for (const Entry& e : map.entries) {
     if (e.key == "table-name") {
       if (auto t = read_string(ctx, e.value)) jdbc.table = *t;
@@ -146,20 +176,25 @@ void read_jdbc_sink_options(Context& ctx, const Node& map, model::JdbcSinkSpec& 
       if (auto d = read_millis(ctx, e.value)) jdbc.flush_interval = *d;
     } else if (e.key == "sink.max-retries") {
       if (auto n = read_int(ctx, e.value, "sink.max-retries", 0)) jdbc.max_retries = *n;
-    } else if (!passive(e.key, kJdbcPassive, {})) {
+    } else if (!accept_unread(ctx, e, kJdbcUnread)) {
       unknown(ctx, e, "jdbc option", known);
     }
   }
 }
 
-// Kafka connector options that do not change checkpoint timing.
-const std::vector<std::string> kKafkaPassive = {
-    "topic", "properties.bootstrap.servers", "format", "key.format", "value.format",
-    "sink.partitioner", "sink.transactional-id-prefix", "sink.parallelism"};
+const UnreadOptions kKafkaSourceUnread = {
+    "Kafka", {"topic", "properties.bootstrap.servers", "properties.group.id", "format", "key.format",
+              "value.format"},
+    {}, {"properties.", "scan."}};
+const UnreadOptions kKafkaSinkUnread = {
+    "Kafka",
+    {"topic", "properties.bootstrap.servers", "format", "key.format", "value.format",
+     "sink.transactional-id-prefix"},
+    // Records go to partitions by the job graph's edge; the vertex's parallelism is the sink's.
+    {"sink.partitioner", "sink.parallelism"}, {"properties."}};
 
 void read_kafka_source_options(Context& ctx, const Node& map, model::KafkaSourceSpec& kafka) {
-  std::vector<std::string> known = {"scan.startup.mode"};
-  known.insert(known.end(), kKafkaPassive.begin(), kKafkaPassive.end());
+  const std::vector<std::string> known = known_keys({"scan.startup.mode"}, kKafkaSourceUnread);
   for (const Entry& e : map.entries) {
     if (e.key == "scan.startup.mode") {
       using S = model::KafkaStartup;
@@ -170,16 +205,15 @@ void read_kafka_source_options(Context& ctx, const Node& map, model::KafkaSource
         kafka.startup = *m;
     } else if (e.key == "topic") {
       if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
-    } else if (!passive(e.key, kKafkaPassive, {"properties.", "scan."})) {
+    } else if (!accept_unread(ctx, e, kKafkaSourceUnread)) {
       unknown(ctx, e, "kafka option", known);
     }
   }
 }
 
 void read_kafka_sink_options(Context& ctx, const Node& map, model::KafkaSinkSpec& kafka) {
-  std::vector<std::string> known = {"sink.delivery-guarantee",
-                                    "properties.transaction.timeout.ms"};
-  known.insert(known.end(), kKafkaPassive.begin(), kKafkaPassive.end());
+  const std::vector<std::string> known = known_keys(
+      {"sink.delivery-guarantee", "properties.transaction.timeout.ms"}, kKafkaSinkUnread);
   for (const Entry& e : map.entries) {
     if (e.key == "sink.delivery-guarantee") {
       using G = model::DeliveryGuarantee;
@@ -192,7 +226,7 @@ void read_kafka_sink_options(Context& ctx, const Node& map, model::KafkaSinkSpec
       if (auto d = read_millis(ctx, e.value)) kafka.transaction_timeout = *d;
     } else if (e.key == "topic") {
       if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
-    } else if (!passive(e.key, kKafkaPassive, {"properties."})) {
+    } else if (!accept_unread(ctx, e, kKafkaSinkUnread)) {
       unknown(ctx, e, "kafka option", known);
     }
   }
@@ -210,22 +244,29 @@ const std::vector<std::pair<std::string, model::CdcStartupMode>>& startup_modes(
   return modes;
 }
 
-// flink-cdc options the model accepts but that do not change checkpoint timing (the fetch size
-// only shapes JDBC round trips: the whole chunk is buffered before it is emitted, field A.2).
-const std::vector<std::string> kCdcPassive = {
-    "hostname", "port", "username", "password", "database-name", "table-name", "server-id",
-    "server-time-zone", "scan.snapshot.fetch.size", "connect.timeout", "connect.max-retries",
-    "connection.pool.size", "heartbeat.interval", "scan.incremental.close-idle-reader.enabled",
-    "scan.incremental.snapshot.chunk.key-column", "chunk-meta.group.size"};
-const std::vector<std::string> kDorisPassive = {
-    "fenodes", "username", "password", "table.identifier", "sink.max-retries",
-    "sink.enable-delete", "sink.ignore.commit-error", "sink.properties.format",
-    "sink.properties.read_json_by_line", "sink.use-cache"};
+// The fetch size only shapes JDBC round trips: the whole chunk is buffered before it is emitted
+// (field A.2), so it is read as a `where` option.
+const UnreadOptions kCdcUnread = {
+    "MySQL CDC",
+    {"hostname", "port", "username", "password", "database-name", "table-name", "server-id",
+     "server-time-zone", "scan.snapshot.fetch.size"},
+    {"connect.timeout", "connect.max-retries", "connection.pool.size", "heartbeat.interval",
+     "scan.incremental.close-idle-reader.enabled", "scan.incremental.snapshot.chunk.key-column",
+     "chunk-meta.group.size"},
+    {"debezium.", "jdbc.properties."}};
+// The stream load's format and delete flag shape its payload, not when it is sent.
+const UnreadOptions kDorisUnread = {
+    "Doris",
+    {"fenodes", "username", "password", "table.identifier", "sink.enable-delete",
+     "sink.properties.format", "sink.properties.read_json_by_line"},
+    {"sink.max-retries", "sink.ignore.commit-error", "sink.use-cache"},
+    {"sink.properties."}};
 
 void read_cdc_options(Context& ctx, const Node& map, model::MySqlCdcSpec& cdc) {
-  std::vector<std::string> known = {"scan.startup.mode", "scan.incremental.snapshot.chunk.size",
-                                    "scan.incremental.snapshot.enabled"};
-  known.insert(known.end(), kCdcPassive.begin(), kCdcPassive.end());
+  const std::vector<std::string> known = known_keys(
+      {"scan.startup.mode", "scan.incremental.snapshot.chunk.size",
+       "scan.incremental.snapshot.enabled"},
+      kCdcUnread);
   for (const Entry& e : map.entries) {
     if (e.key == "scan.startup.mode") {
       if (auto m = read_enum(ctx, e.value, "scan.startup.mode", startup_modes()))
@@ -242,16 +283,17 @@ void read_cdc_options(Context& ctx, const Node& map, model::MySqlCdcSpec& cdc) {
     } else if (e.key == "scan.newly-added-table.enabled") {
       ctx.error(e.key_loc, "'scan.newly-added-table.enabled' is not modelled yet",
                 "remove it; newly added tables are read from the binlog only");
-    } else if (!passive(e.key, kCdcPassive, {"debezium.", "jdbc.properties."})) {
+    } else if (!accept_unread(ctx, e, kCdcUnread)) {
       unknown(ctx, e, "mysql-cdc option", known);
     }
   }
 }
 
 void read_doris_options(Context& ctx, const Node& map, model::DorisSinkSpec& doris) {
-  std::vector<std::string> known = {"sink.buffer-count", "sink.buffer-size", "sink.check-interval",
-                                    "sink.enable-2pc", "sink.label-prefix"};
-  known.insert(known.end(), kDorisPassive.begin(), kDorisPassive.end());
+  const std::vector<std::string> known =
+      known_keys({"sink.buffer-count", "sink.buffer-size", "sink.check-interval",
+                  "sink.enable-2pc", "sink.label-prefix"},
+                 kDorisUnread);
   for (const Entry& e : map.entries) {
     if (e.key == "sink.buffer-count") {
       if (auto n = read_int(ctx, e.value, "sink.buffer-count", 2)) doris.buffer_count = *n;
@@ -266,7 +308,7 @@ void read_doris_options(Context& ctx, const Node& map, model::DorisSinkSpec& dor
     } else if (e.key == "sink.enable.batch-mode") {
       ctx.error(e.key_loc, "'sink.enable.batch-mode' is not modelled yet",
                 "remove it; the sink loads once per checkpoint interval");
-    } else if (!passive(e.key, kDorisPassive, {"sink.properties."})) {
+    } else if (!accept_unread(ctx, e, kDorisUnread)) {
       unknown(ctx, e, "doris option", known);
     }
   }

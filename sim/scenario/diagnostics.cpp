@@ -10,7 +10,8 @@ namespace ckptsim::scenario {
 std::string format_diagnostic(const Diagnostic& d) {
   std::string out = d.file;
   if (d.line > 0) out += ':' + std::to_string(d.line) + ':' + std::to_string(d.column);
-  out += ": error: " + d.message + '\n';
+  out += d.severity == Diagnostic::Severity::warning ? ": warning: " : ": error: ";
+  out += d.message + '\n';
   if (d.line > 0 && !d.source_line.empty()) {
     std::string gutter = std::to_string(d.line);
     if (gutter.size() < 5) gutter.insert(0, 5 - gutter.size(), ' ');
@@ -77,11 +78,7 @@ std::string Context::source_name(int source) const {
   return sources_[static_cast<std::size_t>(source)].name;
 }
 
-void Context::error(const Loc& loc, std::string message, std::string hint) {
-  if (loc.source < 0 || static_cast<std::size_t>(loc.source) >= sources_.size()) {
-    error_without_location("?", std::move(message), std::move(hint));
-    return;
-  }
+Diagnostic Context::located(const Loc& loc, std::string message, std::string hint) const {
   const Source& source = sources_[static_cast<std::size_t>(loc.source)];
   Diagnostic d;
   d.file = source.name;
@@ -93,7 +90,32 @@ void Context::error(const Loc& loc, std::string message, std::string hint) {
     d.source_line = source.lines[static_cast<std::size_t>(d.line) - 1];
   const int room = static_cast<int>(d.source_line.size()) - (d.column - 1);
   d.length = std::max(1, std::min(loc.length, room));
-  pending_.push_back({loc.source, std::move(d)});
+  return d;
+}
+
+bool Context::known_source(const Loc& loc) const {
+  return loc.source >= 0 && static_cast<std::size_t>(loc.source) < sources_.size();
+}
+
+void Context::error(const Loc& loc, std::string message, std::string hint) {
+  if (!known_source(loc)) {
+    error_without_location("?", std::move(message), std::move(hint));
+    return;
+  }
+  pending_.push_back({loc.source, located(loc, std::move(message), std::move(hint))});
+}
+
+void Context::warning(const Loc& loc, std::string message, std::string hint) {
+  Diagnostic d;
+  if (known_source(loc)) {
+    d = located(loc, std::move(message), std::move(hint));
+  } else {
+    d.file = "?";
+    d.message = std::move(message);
+    d.hint = std::move(hint);
+  }
+  d.severity = Diagnostic::Severity::warning;
+  warnings_.push_back({loc.source, std::move(d)});
 }
 
 void Context::error_without_location(std::string file, std::string message, std::string hint) {
@@ -104,17 +126,17 @@ void Context::error_without_location(std::string file, std::string message, std:
   pending_.push_back({-1, std::move(d)});
 }
 
-std::vector<Diagnostic> Context::take_diagnostics() {
+std::vector<Diagnostic> Context::take(std::vector<Pending>& pending) {
   // Report in reading order (a compiler's order), whatever order the checks ran in.
-  std::stable_sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
+  std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
     if (a.source != b.source) return a.source < b.source;
     if (a.diagnostic.line != b.diagnostic.line) return a.diagnostic.line < b.diagnostic.line;
     return a.diagnostic.column < b.diagnostic.column;
   });
   std::vector<Diagnostic> out;
-  out.reserve(pending_.size());
-  for (Pending& p : pending_) out.push_back(std::move(p.diagnostic));
-  pending_.clear();
+  out.reserve(pending.size());
+  for (Pending& p : pending) out.push_back(std::move(p.diagnostic));
+  pending.clear();
   return out;
 }
 

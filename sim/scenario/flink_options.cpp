@@ -98,6 +98,14 @@ void state_backend(const Node& v, FlinkReader& r) {
     r.config.state_backend = *kind;
 }
 
+// A Flink option that is read and checked but changes nothing in the simulation (issue 12: no
+// inert options): a warning that says why.
+void not_modelled(const Node& v, FlinkReader& r, std::string_view what, std::string_view why) {
+  r.ctx.warning(v.loc, "'" + std::string(what) + "' is not modelled; it has no effect: " +
+                           std::string(why),
+                "the run ignores it (validate --strict makes this an error)");
+}
+
 void buffer_timeout(const Node& v, FlinkReader& r) {
   duration_into(v, r, r.config.buffer_timeout);
 }
@@ -117,6 +125,11 @@ const std::vector<FlinkOption>& flink_options() {
        [](const Node& v, FlinkReader& r) {
          if (const auto d = read_duration(r.ctx, v))
            r.config.checkpointing.interval_during_backlog = *d;
+         // FLIP-309: it applies while a source reports isProcessingBacklog, which no modelled
+         // source does.
+         not_modelled(v, r, "execution.checkpointing.interval-during-backlog",
+                      "no modelled source reports a backlog (FLIP-309), so the interval "
+                      "never changes");
        }},
       {"execution.checkpointing.timeout", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
@@ -157,6 +170,10 @@ const std::vector<FlinkOption>& flink_options() {
       {"execution.checkpointing.unaligned.forced", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
          bool_into(v, r, r.config.checkpointing.unaligned_forced);
+         // It only lifts Flink's refusal of unaligned checkpoints on iterative jobs and
+         // non-forward pointwise edges, which scenarios cannot express.
+         not_modelled(v, r, "execution.checkpointing.unaligned.forced",
+                      "scenarios have no iterative jobs, where it matters");
        }},
       {"execution.checkpointing.aligned-checkpoint-timeout", FlinkVersion::v1_17, aligned_timeout},
       {"execution.checkpointing.alignment-timeout", FlinkVersion::v1_17, aligned_timeout},
@@ -316,8 +333,11 @@ const std::vector<FlinkOption>& flink_options() {
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
       {"jobmanager.execution.failover-strategy", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
-         // Checked but not modelled: this version of ckptsim always fails over globally.
-         read_choice(r.ctx, v, "failover strategy", {"region", "full"});
+         const auto choice = read_choice(r.ctx, v, "failover strategy", {"region", "full"});
+         // This version of ckptsim always fails over globally, which is 'full'.
+         if (choice == 0u)
+           not_modelled(v, r, "jobmanager.execution.failover-strategy: region",
+                        "every failure restarts the whole job, as with 'full'");
        }},
       {"parallelism.default", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {

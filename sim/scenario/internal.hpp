@@ -58,13 +58,16 @@ class Context {
   int add_source(std::string name, std::string_view text);
   void error(const Loc& loc, std::string message, std::string hint = {});
   void error_without_location(std::string file, std::string message, std::string hint = {});
+  // An accepted key that has no effect in the simulation; it does not stop the run.
+  void warning(const Loc& loc, std::string message, std::string hint = {});
   bool has_errors() const { return !pending_.empty(); }
   std::size_t error_count() const { return pending_.size(); }
   int line_length(int source, int line) const;
   // The file name (or "--set") of a source, "" for an unknown one.
   std::string source_name(int source) const;
   // Every diagnostic so far, ordered by source (in the order they were added), line, column.
-  std::vector<Diagnostic> take_diagnostics();
+  std::vector<Diagnostic> take_diagnostics() { return take(pending_); }
+  std::vector<Diagnostic> take_warnings() { return take(warnings_); }
 
  private:
   struct Source {
@@ -75,8 +78,12 @@ class Context {
     int source;
     Diagnostic diagnostic;
   };
+  Diagnostic located(const Loc& loc, std::string message, std::string hint) const;
+  bool known_source(const Loc& loc) const;
+  static std::vector<Diagnostic> take(std::vector<Pending>& pending);
   std::vector<Source> sources_;
   std::vector<Pending> pending_;
+  std::vector<Pending> warnings_;
 };
 
 // Levenshtein distance.

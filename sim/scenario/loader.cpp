@@ -857,6 +857,7 @@ LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
     ctx.error_without_location(file_name, std::string("internal error while reading: ") + e.what());
   }
   result.diagnostics = ctx.take_diagnostics();
+  result.warnings = ctx.take_warnings();
   return result;
 }
 

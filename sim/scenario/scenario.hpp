@@ -17,6 +17,7 @@ namespace ckptsim::scenario {
 
 // One error in a scenario. line == 0 means "no location" (e.g. a file that cannot be opened).
 struct Diagnostic {
+  enum class Severity { error, warning };
   std::string file;  // as given by the caller, or "--set" for a command-line override
   int line = 0;      // 1-based
   int column = 0;    // 1-based
@@ -24,11 +25,15 @@ struct Diagnostic {
   std::string hint;         // empty = no hint line
   std::string source_line;  // the text of `line`, without its line break
   int length = 1;           // characters under the caret: '^' then length-1 times '~'
+  Severity severity = Severity::error;
 };
 
 struct LoadResult {
   std::optional<model::Scenario> scenario;  // set only when there is no diagnostic
   std::vector<Diagnostic> diagnostics;      // every error found, in file order
+  // Accepted keys that change nothing in the simulation (a real Flink or connector option
+  // ckptsim does not model): the run goes ahead; `validate --strict` makes them errors.
+  std::vector<Diagnostic> warnings;
   Expectations expectations;                // the `expect:` section (what `ckptsim test` checks)
   bool ok() const { return scenario.has_value() && diagnostics.empty(); }
 };
