@@ -124,22 +124,28 @@ Node convert(Context& ctx, const YAML::Node& yaml, int source, int column_offset
   return convert(ctx, yaml, source, column_offset, state);
 }
 
-// A silently repeated key would make one of the two values a lie: report the second.
-void check_duplicates(Context& ctx, const Node& node, bool top_level) {
+// A silently repeated key would make one of the two values a lie: report the second and drop
+// it, so that nothing after this reads both (reading both once indexed one list's per-vertex
+// data with the other's vertices: issue 18 item 1).
+void drop_duplicates(Context& ctx, Node& node, bool top_level) {
   if (node.is_sequence())
-    for (const Node& item : node.items) check_duplicates(ctx, item, false);
+    for (Node& item : node.items) drop_duplicates(ctx, item, false);
   if (!node.is_map()) return;
-  for (std::size_t i = 0; i < node.entries.size(); ++i) {
-    const Entry& entry = node.entries[i];
-    for (std::size_t j = 0; j < i; ++j) {
-      if (node.entries[j].key != entry.key) continue;
+  std::vector<Entry> kept;
+  kept.reserve(node.entries.size());
+  for (Entry& entry : node.entries) {
+    const auto first = std::find_if(kept.begin(), kept.end(),
+                                    [&](const Entry& k) { return k.key == entry.key; });
+    if (first != kept.end()) {
       ctx.error(entry.key_loc, "duplicate key '" + entry.key + "'",
-                "it is already set at line " + std::to_string(node.entries[j].key_loc.line));
-      break;
+                "it is already set at line " + std::to_string(first->key_loc.line));
+      continue;
     }
     // The flink block is checked when it is flattened, across flat and nested spellings.
-    if (!(top_level && entry.key == "flink")) check_duplicates(ctx, entry.value, false);
+    if (!(top_level && entry.key == "flink")) drop_duplicates(ctx, entry.value, false);
+    kept.push_back(std::move(entry));
   }
+  node.entries = std::move(kept);
 }
 
 void flatten_into(Context& ctx, const Node& map, const std::string& prefix,
@@ -150,11 +156,12 @@ void flatten_into(Context& ctx, const Node& map, const std::string& prefix,
       flatten_into(ctx, entry.value, key, out);
       continue;
     }
-    for (const Entry& earlier : out) {
-      if (earlier.key != key) continue;
+    const auto earlier =
+        std::find_if(out.begin(), out.end(), [&](const Entry& e) { return e.key == key; });
+    if (earlier != out.end()) {
       ctx.error(entry.key_loc, "Flink option '" + key + "' is set twice",
-                "it is already set at line " + std::to_string(earlier.key_loc.line));
-      break;
+                "it is already set at line " + std::to_string(earlier->key_loc.line));
+      continue;  // the first one is read, as with any duplicate key
     }
     out.push_back(Entry{key, entry.key_loc, entry.key_quoted, entry.value});
   }
@@ -439,7 +446,7 @@ std::optional<Node> read_document_at(Context& ctx, std::string_view text, const 
               kMinimalScenarioHint);
     return std::nullopt;
   }
-  check_duplicates(ctx, root, true);
+  drop_duplicates(ctx, root, true);
   if (Entry* flink = root.find("flink"); flink != nullptr && flink->value.is_map())
     flink->value.entries = flatten(ctx, flink->value, "");
 
