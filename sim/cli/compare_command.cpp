@@ -19,6 +19,7 @@ struct Options {
   std::string objective;
   std::vector<std::string> constraints;
   bool report = false;
+  Limits limits;
 };
 
 int run_command(const Options& o) {
@@ -31,6 +32,7 @@ int run_command(const Options& o) {
   spec.threads = o.threads;
   spec.out_dir = o.out;
   spec.report = o.report;
+  spec.limits = o.limits;
   if (o.report && o.out.empty()) {
     std::cerr << "ckptsim compare: error: --report writes into --out DIR; give --out\n";
     return 1;
@@ -52,9 +54,10 @@ Command add_compare_command(CLI::App& app) {
       ->expected(2, -1);
   cmd->add_option("--set", o->sets, "Override a value in every scenario: KEY=VALUE")->take_all();
   cmd->add_option("--seeds", o->seeds, "Seeds per scenario")->capture_default_str()->check(
-      CLI::PositiveNumber);
+      CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
   cmd->add_option("--first-seed", o->first_seed, "The seeds are N, N+1, ...")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kSeedCheck);
   cmd->add_option("--threads", o->threads, "Runs in parallel (default: one per core)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--out", o->out, "Also write point files and comparison files here");
@@ -63,6 +66,7 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_flag("--report", o->report,
                 "Also write --out/report.html: each metric per scenario with its 95 % confidence "
                 "interval");
+  add_limit_options(*cmd, o->limits);
   return Command{cmd, [o] { return run_command(*o); }};
 }
 

@@ -21,6 +21,7 @@ struct Options {
   std::string objective;
   std::vector<std::string> constraints;
   bool report = false;
+  Limits limits;
 };
 
 // "5min,10min,{from: A, ship: hash}": commas inside {} or [] belong to the value.
@@ -51,6 +52,7 @@ int run_command(const Options& o) {
   spec.threads = o.threads;
   spec.out_dir = o.out;
   spec.report = o.report;
+  spec.limits = o.limits;
   std::size_t index = 0, count = 0;
   char slash = 0;
   std::istringstream shard(o.shard);
@@ -102,9 +104,10 @@ Command add_sweep_command(CLI::App& app) {
                   "execution.checkpointing.timeout=5min,10min; repeat for a cross product")
       ->required();
   cmd->add_option("--seeds", o->seeds, "Seeds per setting")->capture_default_str()->check(
-      CLI::PositiveNumber);
+      CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
   cmd->add_option("--first-seed", o->first_seed, "The seeds are N, N+1, ...")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kSeedCheck);
   cmd->add_option("--threads", o->threads, "Points run in parallel (default: one per core)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--shard", o->shard,
@@ -122,6 +125,7 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_flag("--report", o->report,
                 "Also write --out/report.html: each metric against each varied key, with its "
                 "95 % confidence interval");
+  add_limit_options(*cmd, o->limits);
   return Command{cmd, [o] { return run_command(*o); }};
 }
 

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "sim/cli/limits.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -27,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A point file (ckptsim's own output).
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -35,10 +37,14 @@ std::string read_text(const fs::path& path) {
 }
 
 // The scenario file and the files its `base:` chain names: what a point's result depends on
-// besides its overrides and seed.
-std::string scenario_inputs(const fs::path& path, int depth = 0) {
-  std::string text = read_text(path);
-  std::string all = path.generic_string() + "\n" + text + "\n";
+// besides its overrides and seed. The path is normalised, so that `./s.yaml` and `s.yaml` name
+// the same points (issue 18 item 6); a file that cannot be read adds its path only (loading it
+// reports why).
+std::string scenario_inputs(const fs::path& path, std::int64_t max_bytes, int depth = 0) {
+  std::string error;
+  const std::string text =
+      scenario::read_scenario_text(path.generic_string(), error, max_bytes).value_or("");
+  std::string all = path.lexically_normal().generic_string() + "\n" + text + "\n";
   if (depth > 8) return all;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
@@ -48,7 +54,7 @@ std::string scenario_inputs(const fs::path& path, int depth = 0) {
     base.erase(base.find_last_not_of(" \t\r") + 1);
     if (base.size() >= 2 && (base.front() == '"' || base.front() == '\''))
       base = base.substr(1, base.size() - 2);
-    if (!base.empty()) all += scenario_inputs(path.parent_path() / base, depth + 1);
+    if (!base.empty()) all += scenario_inputs(path.parent_path() / base, max_bytes, depth + 1);
   }
   return all;
 }
@@ -133,6 +139,11 @@ analysis::Point run_point(const SweepSpec& spec, const PointTask& task,
   if (!loaded.ok()) {
     point.ok = false;
     point.error = scenario::format_diagnostics(loaded.diagnostics);
+    return point;
+  }
+  if (const auto why = too_big(*loaded.scenario, spec.limits)) {
+    point.ok = false;
+    point.error = *why + "\n";
     return point;
   }
   try {
@@ -232,7 +243,8 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   }
   // The grid, this shard's part of it, and which points already have a result.
   std::vector<std::string> inputs;
-  for (const Setting& s : spec.settings) inputs.push_back(scenario_inputs(s.scenario));
+  for (const Setting& s : spec.settings)
+    inputs.push_back(scenario_inputs(s.scenario, spec.limits.load.max_input_bytes));
   std::vector<PointTask> mine;
   std::vector<PointTask> to_run;
   for (std::size_t setting = 0; setting < spec.settings.size(); ++setting) {
@@ -255,7 +267,8 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   for (const PointTask& t : to_run)
     if (!loaded[t.setting])
       loaded[t.setting] =
-          scenario::load_file(spec.settings[t.setting].scenario, spec.settings[t.setting].overrides);
+          scenario::load_file(spec.settings[t.setting].scenario, spec.settings[t.setting].overrides,
+                              spec.limits.load);
 
   if (mine.size() != to_run.size())
     std::cerr << command_name << ": " << mine.size() - to_run.size() << " of " << mine.size()
@@ -317,7 +330,8 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
               << "/ (points/, comparison.csv, comparison.json, comparison.md"
               << (spec.report ? ", report.html" : "") << ")\n";
   }
-  return 0;
+  // A sweep whose points failed must not look like a success to a CI (issue 18 item 5).
+  return failed > 0 ? kExitFailed : kExitOk;
 }
 
 }  // namespace ckptsim::cli

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/limits.hpp"
 #include "analysis/sweep.hpp"
 
 namespace ckptsim::cli {
@@ -31,6 +32,7 @@ struct SweepSpec {
   std::vector<analysis::ObjectiveTerm> objective;
   std::vector<analysis::Constraint> constraints;
   bool report = false;                 // also write out_dir/report.html
+  Limits limits;                       // per point
 };
 
 // Runs the points of the spec's shard that have no result file yet, then prints the comparison

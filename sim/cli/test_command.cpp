@@ -13,6 +13,7 @@
 
 #include "analysis/expect.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/limits.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -25,6 +26,7 @@ struct Options {
   std::vector<std::string> paths;
   std::string junit;
   int threads = 0;  // 0: as many as the machine has
+  Limits limits;
 };
 
 enum class Verdict { pass, fail, error };
@@ -65,10 +67,10 @@ std::vector<std::string> find_scenarios(const std::vector<std::string>& paths) {
   return out;
 }
 
-Outcome test_one(const std::string& path) {
+Outcome test_one(const std::string& path, const Limits& limits) {
   Outcome outcome;
   outcome.path = path;
-  const scenario::LoadResult loaded = scenario::load_file(path);
+  const scenario::LoadResult loaded = scenario::load_file(path, {}, limits.load);
   if (!loaded.ok()) {
     outcome.verdict = Verdict::error;
     const std::size_t n = loaded.diagnostics.size();
@@ -77,6 +79,12 @@ Outcome test_one(const std::string& path) {
     return outcome;
   }
   outcome.has_expectations = !loaded.expectations.items.empty();
+  if (const auto why = too_big(*loaded.scenario, limits)) {
+    outcome.verdict = Verdict::error;
+    outcome.summary = *why;
+    outcome.details = *why + "\n";
+    return outcome;
+  }
   try {
     const run::RunResult result = run::run(*loaded.scenario);
     for (const analysis::ExpectationResult& r :
@@ -158,10 +166,12 @@ int run_tests(const Options& options) {
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, files.size(),
-                      [&](std::size_t i) { outcomes[i] = test_one(files[i]); });
+                      [&](std::size_t i) { outcomes[i] = test_one(files[i], options.limits); });
   });
   std::size_t passed = 0;
+  bool errors = false;
   for (const Outcome& o : outcomes) {
+    errors = errors || o.verdict == Verdict::error;
     if (o.verdict == Verdict::pass) {
       ++passed;
       std::cout << "PASS " << o.path << (o.has_expectations ? "" : " (no expectations)") << "\n";
@@ -182,7 +192,8 @@ int run_tests(const Options& options) {
       return 1;
     }
   }
-  return failed == 0 ? 0 : 1;
+  if (failed == 0) return kExitOk;
+  return errors ? kExitScenarioErrors : kExitFailed;
 }
 
 }  // namespace
@@ -192,13 +203,14 @@ Command add_test_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "test",
       "Run every scenario under PATH (directories recursively, *.yaml) and check its expect: "
-      "section; one PASS/FAIL line per scenario, then 'N passed, N failed'. Exit code 1 if any "
-      "failed.");
+      "section; one PASS/FAIL line per scenario, then 'N passed, N failed'. Exit code 2 if a "
+      "scenario has errors, else 3 if an expectation failed.");
   cmd->add_option("PATH", options->paths, "Scenario files or directories (default: scenarios)");
   cmd->add_option("--junit", options->junit, "Also write the results as JUnit XML to FILE");
   cmd->add_option("--threads", options->threads,
                   "Scenarios run in parallel (default: one per core)")
       ->check(CLI::PositiveNumber);
+  add_limit_options(*cmd, options->limits);
   return Command{cmd, [options] { return run_tests(*options); }};
 }
 

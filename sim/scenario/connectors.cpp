@@ -324,7 +324,7 @@ void read_tables(Context& ctx, const Node& list, model::MySqlCdcSpec& cdc) {
       ctx.error(item.loc, "table has no 'name'", "write e.g. '{name: app.orders, rows: 40M}'");
     for (const Entry& e : item.entries) {
       if (e.key == "name") {
-        if (auto s = read_string(ctx, e.value)) t.name = *s;
+        if (auto s = read_name(ctx, e.value, "a table name")) t.name = *s;
       } else if (e.key == "rows") {
         if (auto n = read_count(ctx, e.value, "a row count")) t.rows = *n;
       } else if (e.key == "changes") {

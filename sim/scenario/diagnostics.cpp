@@ -15,14 +15,26 @@ std::string format_diagnostic(const Diagnostic& d) {
   if (d.line > 0 && !d.source_line.empty()) {
     std::string gutter = std::to_string(d.line);
     if (gutter.size() < 5) gutter.insert(0, 5 - gutter.size(), ' ');
-    out += gutter + " | " + d.source_line + '\n';
+    // A very long line (generated or hostile input) is shown as a window around the caret.
+    constexpr std::size_t kShown = 160;
+    const auto column = static_cast<std::size_t>(std::max(d.column - 1, 0));
+    std::size_t from = 0;
+    std::string line = d.source_line;
+    if (line.size() > kShown) {
+      from = column > kShown / 2 ? std::min(column - kShown / 2, line.size() - kShown) : 0;
+      line = (from > 0 ? "..." : "") + line.substr(from, kShown) +
+             (from + kShown < line.size() ? "..." : "");
+      if (from > 0) from -= 3;  // the "..." takes the place of three characters
+    }
+    out += gutter + " | " + line + '\n';
     out += "      | ";
     // Keep tabs so the caret lines up with the source line whatever the tab width.
-    const auto pad = static_cast<std::size_t>(std::max(d.column - 1, 0));
+    const std::size_t pad = column - std::min(column, from);
     for (std::size_t i = 0; i < pad; ++i)
-      out += (i < d.source_line.size() && d.source_line[i] == '\t') ? '\t' : ' ';
+      out += (i < line.size() && line[i] == '\t') ? '\t' : ' ';
     out += '^';
-    out.append(static_cast<std::size_t>(std::max(d.length - 1, 0)), '~');
+    const auto room = line.size() > pad ? line.size() - pad : std::size_t{1};
+    out.append(std::min(static_cast<std::size_t>(std::max(d.length - 1, 0)), room - 1), '~');
     out += '\n';
   }
   if (!d.hint.empty()) out += "hint: " + d.hint + '\n';
@@ -98,6 +110,10 @@ bool Context::known_source(const Loc& loc) const {
 }
 
 void Context::error(const Loc& loc, std::string message, std::string hint) {
+  if (full()) {
+    ++dropped_;
+    return;
+  }
   if (!known_source(loc)) {
     error_without_location("?", std::move(message), std::move(hint));
     return;
@@ -119,11 +135,28 @@ void Context::warning(const Loc& loc, std::string message, std::string hint) {
 }
 
 void Context::error_without_location(std::string file, std::string message, std::string hint) {
+  if (full()) {
+    ++dropped_;
+    return;
+  }
   Diagnostic d;
   d.file = std::move(file);
   d.message = std::move(message);
   d.hint = std::move(hint);
   pending_.push_back({-1, std::move(d)});
+}
+
+std::vector<Diagnostic> Context::take_diagnostics() {
+  std::vector<Diagnostic> out = take(pending_);
+  if (dropped_ > 0) {
+    Diagnostic more;
+    more.file = sources_.empty() ? std::string("?") : sources_.front().name;
+    more.message = "... and " + std::to_string(dropped_) + " more error" +
+                   (dropped_ == 1 ? "" : "s") + " not shown";
+    more.hint = "fix the ones above first; they often cause the rest";
+    out.push_back(std::move(more));
+  }
+  return out;
 }
 
 std::vector<Diagnostic> Context::take(std::vector<Pending>& pending) {

@@ -1,15 +1,18 @@
 // From YAML text to one located tree: parsing with yaml-cpp, flattening the `flink:` block to
 // Flink's dotted keys, following `base:` overlays and applying `set:` and --set paths. Knows
 // nothing about what the keys mean (loader.cpp does).
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "sim/scenario/internal.hpp"
 
@@ -101,6 +104,11 @@ Node convert(Context& ctx, const YAML::Node& yaml, int source, int column_offset
           continue;
         }
         key_loc.length = token_length(key);
+        if (key.Scalar().size() > kMaxNameLength) {
+          ctx.error(key_loc, "a key of " + std::to_string(key.Scalar().size()) +
+                                 " characters; the most is " + std::to_string(kMaxNameLength));
+          continue;
+        }
         Entry entry{key.Scalar(), key_loc, key.Tag() == "!",
                     convert(ctx, pair.second, source, column_offset, state)};
         // An empty value has no token of its own, and a block map or list starts on a later
@@ -133,14 +141,14 @@ void drop_duplicates(Context& ctx, Node& node, bool top_level) {
   if (!node.is_map()) return;
   std::vector<Entry> kept;
   kept.reserve(node.entries.size());
+  std::unordered_map<std::string, int> line_of;  // first occurrence of each key
   for (Entry& entry : node.entries) {
-    const auto first = std::find_if(kept.begin(), kept.end(),
-                                    [&](const Entry& k) { return k.key == entry.key; });
-    if (first != kept.end()) {
+    if (const auto first = line_of.find(entry.key); first != line_of.end()) {
       ctx.error(entry.key_loc, "duplicate key '" + entry.key + "'",
-                "it is already set at line " + std::to_string(first->key_loc.line));
+                "it is already set at line " + std::to_string(first->second));
       continue;
     }
+    line_of.emplace(entry.key, entry.key_loc.line);
     // The flink block is checked when it is flattened, across flat and nested spellings.
     if (!(top_level && entry.key == "flink")) drop_duplicates(ctx, entry.value, false);
     kept.push_back(std::move(entry));
@@ -410,7 +418,8 @@ std::optional<Node> read_base(Context& ctx, const Entry& base, const std::string
     return std::nullopt;
   }
   std::string error;
-  const std::optional<std::string> content = read_text_file(path.generic_string(), error);
+  const std::optional<std::string> content =
+      read_scenario_text(path.generic_string(), error, ctx.limits().max_input_bytes);
   if (!content) {
     ctx.error(base.value.loc, "cannot open base scenario '" + path.generic_string() + "': " + error,
               "the path is relative to the directory of this file");
@@ -429,6 +438,12 @@ std::optional<Node> read_document_at(Context& ctx, std::string_view text, const 
   YAML::Node yaml;
   try {
     yaml = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    ctx.error(loc_of(e.mark, source, 0),
+              "the YAML nests deeper than " + std::to_string(e.depth()) + " levels here",
+              "a scenario needs a few levels; look for an unclosed '[' or '{' or runaway "
+              "indentation");
+    return std::nullopt;
   } catch (const YAML::ParserException& e) {
     ctx.error(loc_of(e.mark, source, 0), e.msg, yaml_error_hint(e.msg));
     return std::nullopt;
@@ -492,23 +507,6 @@ const std::vector<std::string>& top_level_keys() {
   return keys;
 }
 
-std::optional<std::string> read_text_file(const std::string& path, std::string& error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    error = std::strerror(EISDIR);
-    return std::nullopt;
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno != 0 ? errno : ENOENT);
-    return std::nullopt;
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
 std::optional<Node> read_document(Context& ctx, std::string_view text, const std::string& name) {
   std::vector<std::filesystem::path> chain;
   std::error_code ec;
@@ -557,3 +555,42 @@ void apply_override(Context& ctx, Node& root, const std::string& override_text) 
 }
 
 }  // namespace ckptsim::scenario::detail
+
+namespace ckptsim::scenario {
+
+std::optional<std::string> read_scenario_text(const std::string& path, std::string& error,
+                                              std::int64_t max_bytes) {
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno != 0 ? errno : ENOENT);
+    return std::nullopt;
+  }
+  // Only what can hold a scenario: a device (/dev/zero, /dev/urandom) never ends.
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  using std::filesystem::file_type;
+  if (type == file_type::directory) {
+    error = std::strerror(EISDIR);
+    return std::nullopt;
+  }
+  if (type != file_type::regular && type != file_type::fifo) {
+    error = type == file_type::character || type == file_type::block
+                ? "it is a device, not a file"
+                : "it is not a regular file";
+    return std::nullopt;
+  }
+  std::string content;
+  std::array<char, 65536> chunk{};
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    content.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (static_cast<std::int64_t>(content.size()) > max_bytes) {
+      error = "it is larger than " + std::to_string(max_bytes) +
+              " bytes, the most ckptsim reads (raise it with --max-input-size)";
+      return std::nullopt;
+    }
+  }
+  return content;
+}
+
+}  // namespace ckptsim::scenario

@@ -55,6 +55,9 @@ struct Entry {
 // Collects diagnostics and keeps the text of every source so a diagnostic can quote its line.
 class Context {
  public:
+  Context() = default;
+  explicit Context(const LoadLimits& limits) : limits_(limits) {}
+  const LoadLimits& limits() const { return limits_; }
   int add_source(std::string name, std::string_view text);
   void error(const Loc& loc, std::string message, std::string hint = {});
   void error_without_location(std::string file, std::string message, std::string hint = {});
@@ -66,7 +69,9 @@ class Context {
   // The file name (or "--set") of a source, "" for an unknown one.
   std::string source_name(int source) const;
   // Every diagnostic so far, ordered by source (in the order they were added), line, column.
-  std::vector<Diagnostic> take_diagnostics() { return take(pending_); }
+  // Every error so far (at most limits().max_errors, then one "and N more errors" line).
+  std::vector<Diagnostic> take_diagnostics();
+  std::size_t errors_not_shown() const { return dropped_; }
   std::vector<Diagnostic> take_warnings() { return take(warnings_); }
 
  private:
@@ -81,8 +86,11 @@ class Context {
   Diagnostic located(const Loc& loc, std::string message, std::string hint) const;
   bool known_source(const Loc& loc) const;
   static std::vector<Diagnostic> take(std::vector<Pending>& pending);
+  bool full() const { return pending_.size() >= limits_.max_errors; }
+  LoadLimits limits_;
   std::vector<Source> sources_;
   std::vector<Pending> pending_;
+  std::size_t dropped_ = 0;  // errors past limits_.max_errors
   std::vector<Pending> warnings_;
 };
 
@@ -103,8 +111,6 @@ std::string_view trim(std::string_view text);
 // Reads one scenario document, follows its `base:` and applies its `set:`; nullopt after an
 // error that leaves nothing to check (unreadable file, YAML syntax error, empty file).
 std::optional<Node> read_document(Context& ctx, std::string_view text, const std::string& name);
-// The whole file, or nullopt with the system's reason in `error` ("No such file or directory").
-std::optional<std::string> read_text_file(const std::string& path, std::string& error);
 // Applies one "KEY=VALUE" override to the tree.
 void apply_override(Context& ctx, Node& root, const std::string& override_text);
 // The top-level keys of a scenario file.
@@ -134,6 +140,8 @@ const std::vector<std::string>& size_unit_names();
 // ---- values.cpp: typed readers that report a diagnostic and return nullopt on bad input
 
 std::optional<std::string> read_string(Context& ctx, const Node& node);
+// A name (vertex, table, job, step): a text of at most kMaxNameLength characters.
+std::optional<std::string> read_name(Context& ctx, const Node& node, std::string_view what);
 std::optional<core::Duration> read_duration(Context& ctx, const Node& node);
 std::optional<std::int64_t> read_size(Context& ctx, const Node& node);
 std::optional<std::int64_t> read_int64(Context& ctx, const Node& node, std::string_view what,

@@ -188,7 +188,7 @@ void read_master_steps(Context& ctx, const Entry& list, bool is_hook,
                 "write e.g. '- {name: Enumerator, checkpoint-duration: 50 ms}'");
     for (const Entry& e : item.entries) {
       if (e.key == "name") {
-        if (auto v = detail::read_string(ctx, e.value)) step.name = *v;
+        if (auto v = detail::read_name(ctx, e.value, "a step name")) step.name = *v;
       } else if (e.key == "checkpoint-duration") {
         if (auto v = detail::read_duration(ctx, e.value)) step.duration = *v;
       } else if (e.key == "hangs-at") {
@@ -382,7 +382,7 @@ void read_vertices(Context& ctx, const Node& list, std::optional<int> default_pa
     if (name == nullptr) {
       ctx.error(item.loc, "vertex has no 'name'",
                 "every vertex needs a unique name, e.g. '- name: Sink'");
-    } else if (auto n = detail::read_string(ctx, name->value)) {
+    } else if (auto n = detail::read_name(ctx, name->value, "a vertex name")) {
       vertex.name = *n;
       vertex_locs.name = name->value.loc;
       if (auto it = line_of.find(*n); it != line_of.end()) {
@@ -472,7 +472,7 @@ void read_job(Context& ctx, const Entry& job_entry, std::optional<int> default_p
   }
   for (const Entry& e : map->entries) {
     if (e.key == "name") {
-      if (auto v = detail::read_string(ctx, e.value)) job.name = *v;
+      if (auto v = detail::read_name(ctx, e.value, "the job name")) job.name = *v;
     } else if (e.key == "vertices") {
       read_vertices(ctx, e.value, default_parallelism, systems, job);
     } else {
@@ -770,7 +770,7 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   std::vector<std::string> keys = detail::top_level_keys();
   for (const Entry& e : root.entries) {
     if (e.key == "name") {
-      if (auto v = detail::read_string(ctx, e.value)) scenario.name = *v;
+      if (auto v = detail::read_name(ctx, e.value, "the scenario name")) scenario.name = *v;
     } else if (e.key == "description") {
       if (auto v = detail::read_string(ctx, e.value)) scenario.description = *v;
     } else if (e.key == "seed") {
@@ -837,9 +837,9 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
 }  // namespace
 
 LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
-                       const std::vector<std::string>& overrides) {
+                       const std::vector<std::string>& overrides, const LoadLimits& limits) {
   LoadResult result;
-  Context ctx;
+  Context ctx(limits);
   try {
     std::optional<Node> root = detail::read_document(ctx, yaml_text, file_name);
     if (root) {
@@ -857,20 +857,22 @@ LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
     ctx.error_without_location(file_name, std::string("internal error while reading: ") + e.what());
   }
   result.diagnostics = ctx.take_diagnostics();
+  result.errors_not_shown = ctx.errors_not_shown();
   result.warnings = ctx.take_warnings();
   return result;
 }
 
-LoadResult load_file(const std::string& path, const std::vector<std::string>& overrides) {
+LoadResult load_file(const std::string& path, const std::vector<std::string>& overrides,
+                     const LoadLimits& limits) {
   std::string error;
-  const std::optional<std::string> text = detail::read_text_file(path, error);
+  const std::optional<std::string> text = read_scenario_text(path, error, limits.max_input_bytes);
   if (!text) {
     LoadResult result;
     result.diagnostics.push_back(
         Diagnostic{path, 0, 0, "cannot open scenario file: " + error, "", "", 1});
     return result;
   }
-  return load_string(*text, path, overrides);
+  return load_string(*text, path, overrides, limits);
 }
 
 }  // namespace ckptsim::scenario

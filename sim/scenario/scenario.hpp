@@ -34,18 +34,40 @@ struct LoadResult {
   // Accepted keys that change nothing in the simulation (a real Flink or connector option
   // ckptsim does not model): the run goes ahead; `validate --strict` makes them errors.
   std::vector<Diagnostic> warnings;
+  // Errors past LoadLimits::max_errors: counted, not kept (`diagnostics` ends with one line that
+  // says how many).
+  std::size_t errors_not_shown = 0;
   Expectations expectations;                // the `expect:` section (what `ckptsim test` checks)
   bool ok() const { return scenario.has_value() && diagnostics.empty(); }
 };
+
+// Bounds on what a scenario can make ckptsim read and print (issue 18 item 2): a scenario is a
+// few kilobytes; a device, a runaway generator or a fuzzer must not exhaust memory.
+struct LoadLimits {
+  static constexpr std::int64_t kDefaultMaxInputBytes = 4 * 1024 * 1024;
+  std::int64_t max_input_bytes = kDefaultMaxInputBytes;  // per file, `base:` files included
+  std::size_t max_errors = 100;  // more are counted: "... and N more errors"
+};
+// The longest name (vertex, table, system, ...) a scenario may give.
+inline constexpr std::size_t kMaxNameLength = 1000;
+
+// A scenario file's text: only a regular file or a pipe, at most `max_bytes`; nullopt with the
+// reason in `error` ("No such file or directory", "is a character device, not a file", "is
+// larger than 16 MiB ...").
+std::optional<std::string> read_scenario_text(const std::string& path, std::string& error,
+                                              std::int64_t max_bytes =
+                                                  LoadLimits::kDefaultMaxInputBytes);
 
 // `overrides` are "KEY=VALUE" strings from --set. KEY is a dotted path such as
 // flink.execution.checkpointing.timeout, job.vertices[Sink].parallelism or seed; a key that is not
 // a top-level scenario key but contains a dot is a Flink option (execution.checkpointing.timeout
 // means flink.execution.checkpointing.timeout). Never throws.
-LoadResult load_file(const std::string& path, const std::vector<std::string>& overrides = {});
+LoadResult load_file(const std::string& path, const std::vector<std::string>& overrides = {},
+                     const LoadLimits& limits = {});
 // `file_name` is used in diagnostics and to find a `base:` file relative to it.
 LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
-                       const std::vector<std::string>& overrides = {});
+                       const std::vector<std::string>& overrides = {},
+                       const LoadLimits& limits = {});
 
 // Compiler-style text of one diagnostic, each line ending in '\n':
 //   file:12:3: error: message

@@ -75,6 +75,18 @@ std::optional<std::string> read_string(Context& ctx, const Node& node) {
   return node.text;
 }
 
+std::optional<std::string> read_name(Context& ctx, const Node& node, std::string_view what) {
+  auto text = read_string(ctx, node);
+  if (text && text->size() > kMaxNameLength) {
+    ctx.error(node.loc,
+              std::string(what) + " is " + std::to_string(text->size()) +
+                  " characters long; the most is " + std::to_string(kMaxNameLength),
+              "give it a shorter name");
+    return std::nullopt;
+  }
+  return text;
+}
+
 std::optional<core::Duration> read_duration(Context& ctx, const Node& node) {
   if (!expect_scalar(ctx, node, "a duration such as '10 min'", kDurationHint)) return std::nullopt;
   return report_unit_error(ctx, node, parse_duration_detail(node.text), "duration", "10 min",

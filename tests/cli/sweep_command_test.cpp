@@ -79,13 +79,13 @@ TEST_CASE("a sweep run again skips the points it has and gives the same comparis
   CHECK(files_of(dir.path() / "out") == before);
 }
 
-TEST_CASE("a sweep point that does not load is reported and the others run") {
+TEST_CASE("a sweep point that does not load is reported, the others run, and the sweep exits 3") {
   TempDir dir("sweep-bad-point");
   const Output output = run_ckptsim(
       dir.path(), "sweep '" + kScenario +
                       "' --vary execution.checkpointing.timeout=10min,1ms --seeds 2 --out out");
   INFO(output.out);
-  CHECK(output.exit_code == 0);
+  CHECK(output.exit_code == 3);
   CHECK(output.out.find("execution.checkpointing.timeout=1ms: 2 point(s) did not load: --set:1:33: "
                         "error: the checkpoint timeout must be at least 10 ms, got '1ms'\n") !=
         std::string::npos);

@@ -39,7 +39,7 @@ TEST_CASE("ckptsim test prints a line per scenario and a total, and fails when o
   TempDir dir("test-command");
   write_cases(dir.path());
   const Output output = run_ckptsim(dir.path(), "test cases --junit report.xml");
-  CHECK(output.exit_code == 1);
+  CHECK(output.exit_code == 2);  // a scenario with errors (2) beats a failed expectation (3)
   CHECK(output.out ==
         "FAIL cases/broken.yaml: 1 error in the scenario\n"
         "cases/broken.yaml:1:49: error: parallelism must be at least 1, got 0\n"
@@ -94,7 +94,7 @@ TEST_CASE("ckptsim test passes and exits 0 when every scenario passes") {
 TEST_CASE("ckptsim test reports a missing path as a failed scenario") {
   TempDir dir("test-missing");
   const Output output = run_ckptsim(dir.path(), "test nowhere.yaml");
-  CHECK(output.exit_code == 1);
+  CHECK(output.exit_code == 2);
   CHECK(output.out == "FAIL nowhere.yaml: 1 error in the scenario\n"
                       "nowhere.yaml: error: cannot open scenario file: No such file or directory\n"
                       "0 passed, 1 failed\n");
