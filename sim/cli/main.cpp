@@ -4,6 +4,9 @@
 // (README "Exit codes"); no exception leaves main.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -84,8 +87,32 @@ struct RunOptions {
   bool report = false;
   bool trace = false;
   std::string trace_window;
+  std::optional<double> max_wall_seconds;
   Limits limits;
 };
+
+// Progress on stderr once a run has taken a second (a terminal only), and --max-wall.
+ckptsim::run::RunControl watch(const RunOptions& o, ckptsim::core::SimTime duration) {
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  if (!terminal && !o.max_wall_seconds) return {};
+  const auto started = std::chrono::steady_clock::now();
+  ckptsim::run::RunControl control;
+  control.keep_going = [=, shown = false](ckptsim::core::SimTime now) mutable {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (terminal && wall >= 1.0) {
+      const double done = ckptsim::core::to_seconds(now);
+      const double all = std::max(ckptsim::core::to_seconds(duration), 1e-9);
+      std::fprintf(stderr, "\rckptsim run: simulated %.0f of %.0f s (%.0f %%) in %.0f s wall",
+                   done, all, 100.0 * done / all, wall);
+      shown = true;
+    }
+    const bool more = !o.max_wall_seconds || wall < *o.max_wall_seconds;
+    if (shown && !more) std::fputc('\n', stderr);
+    return more;
+  };
+  return control;
+}
 
 int run_command(RunOptions& o) {
   ckptsim::run::TraceOptions trace_options;
@@ -114,7 +141,16 @@ int run_command(RunOptions& o) {
     std::cerr << "ckptsim run: error: " << *why << "\n";
     return ckptsim::cli::kExitTooBig;
   }
-  const ckptsim::run::RunResult result = ckptsim::run::run(*loaded.scenario, o.seed);
+  const auto started = std::chrono::steady_clock::now();
+  const ckptsim::run::RunResult result =
+      ckptsim::run::run(*loaded.scenario, o.seed, watch(o, loaded.scenario->duration));
+  if (::isatty(STDERR_FILENO) != 0 && !result.stopped_early &&
+      std::chrono::steady_clock::now() - started >= std::chrono::seconds(1))
+    std::fputc('\n', stderr);  // after the progress line
+  if (result.stopped_early)
+    std::cerr << "ckptsim run: stopped by --max-wall at simulated "
+              << ckptsim::core::to_seconds(result.end_time)
+              << " s; the outputs cover that part of the run (summary.json: stopped_early)\n";
   if (!o.quiet) std::cout << ckptsim::analysis::format_story(result);
   std::string error;
   if (!ckptsim::run::write_outputs(result, o.out_dir, &error)) {
@@ -188,6 +224,10 @@ int main_checked(int argc, char** argv, std::string& doing) {
   run_cmd->add_option("--trace-window", run.trace_window,
                       "FROM..TO: only this span of simulated time in trace.json, e.g. "
                       "10min..12min (implies --trace)");
+  run_cmd->add_option("--max-wall", run.max_wall_seconds,
+                      "Stop after this many wall-clock seconds and write the outputs of the part "
+                      "simulated so far, marked as partial")
+      ->check(CLI::PositiveNumber);
   ckptsim::cli::add_limit_options(*run_cmd, run.limits);
 
   ValidateOptions validate;

@@ -55,6 +55,20 @@ class Simulation {
     e.payload.target->on_event(e.payload.kind, e.payload.arg);
   }
   void stop() { stopped_ = true; }
+  // Runs at most `max_events` events with time <= until; true when none is left to run by
+  // `until` (the clock is then at `until`, as after run_until). Lets a caller look at the wall
+  // clock between slices without changing the order of events.
+  bool run_slice(SimTime until, std::uint64_t max_events) {
+    stopped_ = false;
+    for (std::uint64_t n = 0; n < max_events; ++n) {
+      if (stopped_ || queue_.empty() || queue_.next_time() > until) {
+        if (!stopped_ && until > now_ && until < kNever) now_ = until;
+        return true;
+      }
+      step();
+    }
+    return stopped_;
+  }
 
   std::size_t pending() const { return queue_.size(); }
   std::uint64_t executed() const { return executed_; }

@@ -24,5 +24,6 @@ constexpr Duration seconds(std::int64_t s) { return s * kSecond; }
 constexpr Duration minutes(std::int64_t m) { return m * kMinute; }
 // Whole milliseconds, truncated toward zero as Java's TimeUnit.NANOSECONDS.toMillis does.
 constexpr std::int64_t to_millis(Duration d) { return d / kMillisecond; }
+constexpr double to_seconds(Duration d) { return static_cast<double>(d) / kSecond; }
 
 }  // namespace ckptsim::core

@@ -131,6 +131,7 @@ struct RunResult {
   model::FlinkVersion flink_version = model::FlinkVersion::v1_17;
   std::int64_t start_epoch_ms = 0;       // wall clock of simulated time 0
   SimTime end_time = 0;                  // simulated time when the run stopped
+  bool stopped_early = false;            // stopped before the scenario's duration (--max-wall)
   std::uint64_t seed = 0;
   model::FlinkConfig flink;              // as resolved
   int taskmanagers = 1;

@@ -15,7 +15,12 @@ std::string job_id_for(const model::Scenario& scenario) {
   return stable_id("job/" + scenario.name + "/" + scenario.job.name);
 }
 
-RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
+RunResult run(const model::Scenario& scenario, std::optional<std::uint64_t> seed) {
+  return run(scenario, seed, RunControl{});
+}
+
+RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed,
+              const RunControl& control) {
   model::Scenario scenario = input;
   if (seed) scenario.seed = *seed;
   // From operators to tasks: what Flink deploys (and names in its log and REST API).
@@ -25,9 +30,20 @@ RunResult run(const model::Scenario& input, std::optional<std::uint64_t> seed) {
   Recorder recorder(scenario, job_id);
   model::JobMaster job(sim, scenario, job_id, recorder);
   job.start();
-  sim.run_until(scenario.duration);
+  bool stopped_early = false;
+  if (!control.keep_going) {
+    sim.run_until(scenario.duration);
+  } else {
+    while (!sim.run_slice(scenario.duration, control.events)) {
+      if (!control.keep_going(sim.now())) {
+        stopped_early = true;
+        break;
+      }
+    }
+  }
   job.flush_samples();
   RunResult result = std::move(recorder.result());
+  result.stopped_early = stopped_early;
   // Subtasks close their sample periods lazily, so rows arrive out of order.
   std::stable_sort(result.timeseries.begin(), result.timeseries.end(),
                    [](const TaskSampleRow& a, const TaskSampleRow& b) {

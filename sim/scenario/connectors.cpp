@@ -74,7 +74,7 @@ std::optional<core::Duration> read_millis(Context& ctx, const Node& node) {
     if (!text.empty() && ec == std::errc() && end == text.data() + text.size() && ms >= 0)
       return core::milliseconds(ms);
   }
-  return read_duration(ctx, node);
+  return read_flink_duration(ctx, node);
 }
 
 void read_mysql(Context& ctx, const Node& map, model::MySqlSystemSpec& mysql) {

@@ -99,7 +99,7 @@ std::optional<Bound> read_bound(Context& ctx, const Node& node, std::string_view
     ctx.error(loc, "expected a count such as '>= 3', got '" + std::string(text) + "'", kCountHint);
     return std::nullopt;
   }
-  const Parsed<core::Duration> duration = parse_duration_detail(number);
+  const Parsed<core::Duration> duration = parse_duration_detail(number, true);
   if (duration.value && !number.empty()) {
     bound.value = static_cast<double>(*duration.value);
     return bound;
@@ -193,7 +193,7 @@ std::string_view split_within(std::string_view text, std::optional<std::size_t>&
 }
 
 std::optional<core::Duration> read_within(Context& ctx, const Loc& loc, std::string_view text) {
-  const Parsed<core::Duration> duration = parse_duration_detail(text);
+  const Parsed<core::Duration> duration = parse_duration_detail(text, true);
   if (duration.value && !trim(text).empty()) return duration.value;
   std::string hint = "write a simulated time such as 'within: 20 min'";
   if (duration.error == UnitError::unknown_unit) {

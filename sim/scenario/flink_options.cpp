@@ -11,8 +11,8 @@ namespace {
 
 using model::FlinkVersion;
 
-// CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME: shorter intervals disable
-// checkpointing (StreamingJobGraphGenerator), shorter timeouts are rejected (CheckpointConfig).
+// CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME: shorter intervals and timeouts are
+// rejected (CheckpointConfig.setCheckpointInterval / setCheckpointTimeout).
 constexpr core::Duration kMinimalCheckpointTime = core::milliseconds(10);
 
 struct FlinkReader {
@@ -35,7 +35,7 @@ struct FlinkOption {
 };
 
 void duration_into(const Node& v, FlinkReader& r, core::Duration& target) {
-  if (const auto d = read_duration(r.ctx, v)) target = *d;
+  if (const auto d = read_flink_duration(r.ctx, v)) target = *d;
 }
 
 void int_into(const Node& v, FlinkReader& r, std::string_view key, int min, int& target) {
@@ -114,16 +114,22 @@ const std::vector<FlinkOption>& flink_options() {
   static const std::vector<FlinkOption> options = {
       {"execution.checkpointing.interval", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
-         const auto d = read_duration(r.ctx, v);
+         const auto d = read_flink_duration(r.ctx, v);
          if (!d) return;
-         if (*d < kMinimalCheckpointTime)
-           r.config.checkpointing.interval.reset();
-         else
-           r.config.checkpointing.interval = *d;
+         // CheckpointConfig.configure -> setCheckpointInterval throws below 10 ms, in every
+         // version from 1.17 to 2.0: the job is not submitted.
+         if (*d < kMinimalCheckpointTime) {
+           r.ctx.error(v.loc,
+                       "the checkpoint interval must be at least 10 ms, got '" + v.text + "'",
+                       "Flink rejects it (\"Checkpoint interval must be larger than or equal to "
+                       "10 ms\"); to disable periodic checkpoints, leave the interval unset");
+           return;
+         }
+         r.config.checkpointing.interval = *d;
        }},
       {"execution.checkpointing.interval-during-backlog", FlinkVersion::v1_19,
        [](const Node& v, FlinkReader& r) {
-         if (const auto d = read_duration(r.ctx, v))
+         if (const auto d = read_flink_duration(r.ctx, v))
            r.config.checkpointing.interval_during_backlog = *d;
          // FLIP-309: it applies while a source reports isProcessingBacklog, which no modelled
          // source does.
@@ -133,7 +139,7 @@ const std::vector<FlinkOption>& flink_options() {
        }},
       {"execution.checkpointing.timeout", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
-         const auto d = read_duration(r.ctx, v);
+         const auto d = read_flink_duration(r.ctx, v);
          if (!d) return;
          if (*d < kMinimalCheckpointTime) {
            r.ctx.error(v.loc, "the checkpoint timeout must be at least 10 ms, got '" + v.text + "'",

@@ -118,14 +118,16 @@ const std::vector<std::string>& top_level_keys();
 
 // ---- units.cpp: the detailed forms of the public parsers, for precise messages
 
-enum class UnitError { none, empty, negative, no_number, unknown_unit, overflow };
+// compound: "4 min 30 s" where only Flink's one-number-one-unit syntax is allowed.
+enum class UnitError { none, empty, negative, no_number, unknown_unit, overflow, compound };
 template <typename T>
 struct Parsed {
   std::optional<T> value;
   UnitError error = UnitError::none;
   std::string unit;  // the offending unit for unknown_unit
 };
-Parsed<core::Duration> parse_duration_detail(std::string_view text);
+// `compound` allows "4 min 30 s" (ckptsim's own keys); Flink's options take one part.
+Parsed<core::Duration> parse_duration_detail(std::string_view text, bool compound);
 Parsed<std::int64_t> parse_size_detail(std::string_view text);
 struct Rate {
   double per_second = 0;
@@ -142,7 +144,10 @@ const std::vector<std::string>& size_unit_names();
 std::optional<std::string> read_string(Context& ctx, const Node& node);
 // A name (vertex, table, job, step): a text of at most kMaxNameLength characters.
 std::optional<std::string> read_name(Context& ctx, const Node& node, std::string_view what);
+// A duration of ckptsim's own keys: Flink's syntax, or parts such as "4 min 30 s".
 std::optional<core::Duration> read_duration(Context& ctx, const Node& node);
+// A Flink (or connector) option's duration: TimeUtils syntax, one number and one unit.
+std::optional<core::Duration> read_flink_duration(Context& ctx, const Node& node);
 std::optional<std::int64_t> read_size(Context& ctx, const Node& node);
 std::optional<std::int64_t> read_int64(Context& ctx, const Node& node, std::string_view what,
                                        std::int64_t min, std::int64_t max);

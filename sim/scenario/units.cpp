@@ -112,6 +112,16 @@ Number scan_number(std::string_view text) {
     }
   }
   if (!digit) return {{}, text};
+  // Scientific notation ("1e9", "2.5E-3"): an exponent only when digits follow it, so that a
+  // unit starting with 'e' is still a unit.
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    std::size_t j = i + 1;
+    if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
+    if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      i = j;
+    }
+  }
   return {text.substr(0, i), trim(text.substr(i))};
 }
 
@@ -119,7 +129,7 @@ Number scan_number(std::string_view text) {
 template <typename T>
 Parsed<T> scale(std::string_view number, std::int64_t factor) {
   Parsed<T> out;
-  if (number.find('.') == std::string_view::npos) {
+  if (number.find_first_of(".eE") == std::string_view::npos) {
     std::int64_t value = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     std::int64_t product = 0;
@@ -187,9 +197,51 @@ bool is_record_word(std::string_view word) {
 
 }  // namespace
 
-Parsed<core::Duration> parse_duration_detail(std::string_view text) {
+Parsed<core::Duration> parse_duration_detail(std::string_view text, bool compound) {
   // Flink's Duration options read a bare number as milliseconds.
-  return parse_with_units<core::Duration>(text, kDurationUnits, core::kMillisecond);
+  Parsed<core::Duration> first = parse_with_units<core::Duration>(text, kDurationUnits,
+                                                                  core::kMillisecond);
+  if (first.error != UnitError::unknown_unit) return first;
+  // "4 min 30 s": parts of one number and one unit each, summed. Flink's TimeUtils takes one
+  // part only; the caller says whether more are allowed.
+  Parsed<core::Duration> sum;
+  sum.value = 0;
+  std::string_view rest = trim(text);
+  int parts = 0;
+  while (!rest.empty()) {
+    const Number number = scan_number(rest);
+    if (number.text.empty()) return first;
+    std::size_t unit_end = 0;
+    while (unit_end < number.rest.size() &&
+           !std::isdigit(static_cast<unsigned char>(number.rest[unit_end])) &&
+           number.rest[unit_end] != ' ')
+      ++unit_end;
+    const std::string_view unit_name = number.rest.substr(0, unit_end);
+    const std::optional<std::int64_t> unit = find_unit(kDurationUnits, unit_name);
+    if (unit_name.empty() || !unit) {
+      if (parts == 0) return first;
+      sum.value.reset();
+      sum.error = UnitError::unknown_unit;
+      sum.unit = std::string(unit_name.empty() ? number.rest : unit_name);
+      return sum;
+    }
+    const Parsed<core::Duration> part = scale<core::Duration>(number.text, *unit);
+    core::Duration total = 0;
+    if (!part.value || __builtin_add_overflow(*sum.value, *part.value, &total)) {
+      sum.value.reset();
+      sum.error = UnitError::overflow;
+      return sum;
+    }
+    sum.value = total;
+    ++parts;
+    rest = trim(number.rest.substr(unit_end));
+  }
+  if (parts < 2) return first;
+  if (!compound) {
+    sum.value.reset();
+    sum.error = UnitError::compound;
+  }
+  return sum;
 }
 
 Parsed<std::int64_t> parse_size_detail(std::string_view text) {
@@ -276,7 +328,7 @@ const std::vector<std::string>& size_unit_names() {
 namespace ckptsim::scenario {
 
 std::optional<core::Duration> parse_duration(std::string_view text) {
-  return detail::parse_duration_detail(text).value;
+  return detail::parse_duration_detail(text, true).value;
 }
 
 std::optional<std::int64_t> parse_size(std::string_view text) {

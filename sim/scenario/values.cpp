@@ -36,6 +36,16 @@ std::optional<T> report_unit_error(Context& ctx, const Node& node, const Parsed<
     case UnitError::overflow:
       ctx.error(node.loc, std::string(kind) + " '" + node.text + "' is too large");
       break;
+    case UnitError::compound:
+    {
+      const auto whole = parse_duration_detail(node.text, true).value;
+      ctx.error(node.loc,
+                "a Flink option's " + std::string(kind) + " is one number and one unit, got '" +
+                    node.text + "'",
+                "Flink's TimeUtils.parseDuration reads no parts" +
+                    (whole ? "; write '" + format_duration(*whole) + "'" : std::string()));
+    }
+      break;
     case UnitError::empty:
     case UnitError::no_number:
       ctx.error(node.loc,
@@ -89,8 +99,14 @@ std::optional<std::string> read_name(Context& ctx, const Node& node, std::string
 
 std::optional<core::Duration> read_duration(Context& ctx, const Node& node) {
   if (!expect_scalar(ctx, node, "a duration such as '10 min'", kDurationHint)) return std::nullopt;
-  return report_unit_error(ctx, node, parse_duration_detail(node.text), "duration", "10 min",
-                           duration_unit_names(), kDurationHint);
+  return report_unit_error(ctx, node, parse_duration_detail(node.text, true), "duration",
+                           "10 min", duration_unit_names(), kDurationHint);
+}
+
+std::optional<core::Duration> read_flink_duration(Context& ctx, const Node& node) {
+  if (!expect_scalar(ctx, node, "a duration such as '10 min'", kDurationHint)) return std::nullopt;
+  return report_unit_error(ctx, node, parse_duration_detail(node.text, false), "duration",
+                           "10 min", duration_unit_names(), kDurationHint);
 }
 
 std::optional<std::int64_t> read_size(Context& ctx, const Node& node) {

@@ -8,7 +8,7 @@ namespace ckptsim::tests {
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
+inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -95,6 +95,24 @@ TEST_CASE("a run that would not fit in --max-memory is refused with exit 4, not 
   CHECK(run_ckptsim(dir.path(), "validate wide.yaml").exit_code == 4);
   write(dir.path() / "s.yaml", kTinyJob);
   CHECK(run_ckptsim(dir.path(), "run s.yaml -q --max-memory 1MiB").exit_code == 4);
+}
+
+}  // namespace ckptsim::tests
+
+namespace ckptsim::tests {
+
+TEST_CASE("--max-wall stops a long run cleanly and marks its outputs as partial") {
+  TempDir dir("max-wall");
+  write(dir.path() / "slow.yaml",
+        "flink:\n  execution.checkpointing.interval: 10 s\n  execution.buffer-timeout: 1 ns\n"
+        "job:\n  vertices:\n    - {name: Source, rate: 50000 records/s, parallelism: 4}\n"
+        "    - {name: Sink, input: {from: Source, ship: rebalance}, parallelism: 4}\n"
+        "duration: 1 d\n");
+  const Output run = run_ckptsim(dir.path(), "run slow.yaml --out out --max-wall 0.3");
+  CHECK(run.exit_code == 0);
+  CHECK(contains(run.out, "(stopped early by --max-wall: a partial run)"));
+  CHECK(contains(read_file(dir.path() / "out" / "summary.json"), "\"stopped_early\": true"));
+  CHECK(run_ckptsim(dir.path(), "run slow.yaml --max-wall 0").exit_code == 1);
 }
 
 }  // namespace ckptsim::tests

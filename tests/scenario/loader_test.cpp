@@ -141,10 +141,14 @@ TEST_CASE("without checkpointing the default restart strategy is none") {
   CHECK(s.flink.restart.kind == model::RestartStrategyKind::none);
 }
 
-TEST_CASE("an interval below 10 ms disables checkpointing, as in Flink") {
+TEST_CASE("an interval below 10 ms is rejected, as CheckpointConfig.setCheckpointInterval does") {
+  const auto below = ckptsim::scenario::load_string(
+      std::string("flink:\n  execution.checkpointing.interval: 5 ms\n") + kMinimalJob, "t.yaml");
+  REQUIRE(below.diagnostics.size() == 1);
+  CHECK(below.diagnostics[0].message == "the checkpoint interval must be at least 10 ms, got '5 ms'");
   const model::Scenario s =
-      load_ok(std::string("flink:\n  execution.checkpointing.interval: 5 ms\n") + kMinimalJob);
-  CHECK_FALSE(s.flink.checkpointing.interval);
+      load_ok(std::string("flink:\n  execution.checkpointing.interval: 10 ms\n") + kMinimalJob);
+  CHECK(s.flink.checkpointing.interval == ckptsim::core::milliseconds(10));
 }
 
 TEST_CASE("the other Flink options land in their fields") {

@@ -95,3 +95,24 @@ TEST_CASE("counts take k, M and G suffixes") {
   CHECK_FALSE(parse_count("-3"));
   CHECK_FALSE(parse_count("3 apples"));
 }
+
+TEST_CASE("ckptsim's own durations may have parts: '4 min 30 s' (issue 18 item 4)") {
+  CHECK(parse_duration("4 min 30 s") == 4 * kMinute + 30 * kSecond);
+  CHECK(parse_duration("1h 30min") == kHour + 30 * kMinute);
+  CHECK(parse_duration("2 d 3 h 4 min 5 s 6 ms") ==
+        2 * 24 * kHour + 3 * kHour + 4 * kMinute + 5 * kSecond + 6 * kMillisecond);
+  CHECK_FALSE(parse_duration("4 min 30"));  // a part without its unit
+  CHECK_FALSE(parse_duration("4 min 30 parsecs"));
+  CHECK_FALSE(parse_duration("100000000 d 100000000 d"));  // too large, not wrapped
+}
+
+TEST_CASE("numbers may be written in scientific notation (issue 18 item 4)") {
+  CHECK(parse_rate("1e9 records/s") == 1e9);
+  CHECK(parse_rate("2.5E3 rows/s") == 2500.0);
+  CHECK(parse_duration("1e3 ms") == kSecond);
+  CHECK(parse_duration("1.5e1 s") == 15 * kSecond);
+  CHECK(parse_size("1e3 kb") == 1000 * 1024);
+  CHECK(parse_count("4e7") == 40'000'000);
+  CHECK_FALSE(parse_duration("1e18 ms"));  // 1e24 ns: too large
+  CHECK(parse_rate("5 events/s") == 5.0);  // a unit that starts with 'e' is still a unit
+}

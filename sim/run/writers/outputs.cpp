@@ -37,6 +37,8 @@ ordered_json summary_json(const RunResult& r) {
   out["flink_version"] = model::to_string(r.flink_version);
   out["seed"] = r.seed;
   out["simulated_time_ms"] = core::to_millis(r.end_time);
+  // Only when it happened, so complete runs keep their bytes.
+  if (r.stopped_early) out["stopped_early"] = true;
   out["final_status"] = model::to_string(r.final_status);
   out["checkpoints"] = std::move(checkpoints);
   out["failovers"] = r.failovers;
@@ -104,6 +106,8 @@ ordered_json job_json(const RunResult& r) {
   out["job_name"] = r.job_name;
   out["start_epoch_ms"] = r.start_epoch_ms;
   out["simulated_time_ms"] = core::to_millis(r.end_time);
+  // Only when it happened, so complete runs keep their bytes.
+  if (r.stopped_early) out["stopped_early"] = true;
   out["submissions"] = r.submissions;
   ordered_json vertices = ordered_json::array();
   for (const VertexInfo& v : r.vertices) {
