@@ -6,7 +6,13 @@
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +24,7 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <utility>
 
 #include "sim/cli/limits.hpp"
 #include "sim/run/run.hpp"
@@ -27,6 +34,47 @@ namespace ckptsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// An exclusive flock(2) on the directory itself: nothing is added to it, and the lock goes with
+// the process however it ends.
+class OutLock {
+ public:
+  OutLock() = default;
+  explicit OutLock(const std::string& dir)
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~OutLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OutLock(OutLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  OutLock& operator=(OutLock&&) = delete;
+  OutLock(const OutLock&) = delete;
+  OutLock& operator=(const OutLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// "<point>.json.tmp<pid>" files of a sweep that was killed while writing them.
+void remove_stale_temporaries(const fs::path& points_dir) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(points_dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t tmp = name.rfind(".tmp");
+    if (tmp == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + tmp + 4, nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
 
 // A point file (ckptsim's own output).
 std::string read_text(const fs::path& path) {
@@ -160,14 +208,16 @@ analysis::Point run_point(const SweepSpec& spec, const PointTask& task,
 
 bool write_file_atomically(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  bool written = false;
   {
     std::ofstream out(temporary, std::ios::binary);
     out << text;
-    if (!out.flush()) return false;
+    written = static_cast<bool>(out.flush());
   }
   std::error_code ec;
-  fs::rename(temporary, path, ec);
-  return !ec;
+  if (written) fs::rename(temporary, path, ec);
+  if (!written || ec) fs::remove(temporary, ec);  // a full disk leaves nothing behind
+  return written && !ec;
 }
 
 std::vector<analysis::Point> read_point_dir(const std::string& dir, std::string& error) {
@@ -239,8 +289,17 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   if (ec) {
     std::cerr << command_name << ": error: cannot create " << points_dir.generic_string() << ": "
               << ec.message() << "\n";
-    return 1;
+    return kExitUsage;
   }
+  // One sweep at a time per directory: a second one would redo every point the first has not
+  // written yet (issue 18 item 6). The lock goes with the process, however it ends.
+  const OutLock lock = files ? OutLock(spec.out_dir) : OutLock();
+  if (files && !lock.held()) {
+    std::cerr << command_name << ": error: another ckptsim is writing into " << spec.out_dir
+              << " (it holds a lock on the directory); wait for it, or give another --out\n";
+    return kExitUsage;
+  }
+  if (files) remove_stale_temporaries(points_dir);
   // The grid, this shard's part of it, and which points already have a result.
   std::vector<std::string> inputs;
   for (const Setting& s : spec.settings)

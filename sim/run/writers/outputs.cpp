@@ -1,6 +1,11 @@
 // ckptsim's summary.json and the writing of a run's output directory: jobmanager.log, summary.json
 // and the rest/ tree laid out like the REST URLs it mirrors.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <system_error>
@@ -198,9 +203,87 @@ bool write_all(const RunResult& r, const fs::path& dir, std::string* error) {
 
 }  // namespace
 
+namespace {
+
+// Leftovers of a writer that was killed (kill -9, power loss): "<prefix><pid>" beside `dir` whose
+// process is gone.
+void remove_stale(const fs::path& parent, const std::string& prefix) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
+}
+
+bool holds_a_run(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_empty(dir, ec) || fs::exists(dir / "summary.json", ec) ||
+         fs::exists(dir / "jobmanager.log", ec);
+}
+
+bool replace_with(const fs::path& dir, const RunResult& result, std::string* error) {
+  const fs::path target = fs::absolute(dir).lexically_normal();
+  const fs::path parent = target.has_filename() ? target.parent_path()
+                                                : target.parent_path().parent_path();
+  const std::string name = (target.has_filename() ? target : target.parent_path()).filename();
+  std::error_code ec;
+  if (name.empty() || name == "." || name == ".." || parent == target) {
+    if (error) *error = dir.string() + ": give a directory of its own for the outputs";
+    return false;
+  }
+  const fs::path final_dir = parent / name;
+  if (fs::exists(final_dir, ec) && (!fs::is_directory(final_dir, ec) || !holds_a_run(final_dir))) {
+    if (error)
+      *error = dir.string() +
+               " exists and holds no ckptsim run (no summary.json); ckptsim replaces its output "
+               "directory whole, so give a new or empty directory";
+    return false;
+  }
+  fs::create_directories(parent, ec);
+  const std::string pid = std::to_string(::getpid());
+  const std::string temp_prefix = "." + name + ".ckptsim-tmp-";
+  const std::string old_prefix = "." + name + ".ckptsim-old-";
+  remove_stale(parent, temp_prefix);
+  remove_stale(parent, old_prefix);
+  const fs::path temp = parent / (temp_prefix + pid);
+  fs::remove_all(temp, ec);
+  bool ok = false;
+  try {
+    ok = write_all(result, temp, error);
+  } catch (const std::exception& e) {
+    if (error) *error = dir.string() + ": " + e.what();
+  }
+  if (!ok) {  // a full disk, say: leave nothing behind
+    fs::remove_all(temp, ec);
+    return false;
+  }
+  // Written whole beside the target, then swapped in: a reader never sees a mix of two runs.
+  const fs::path old = parent / (old_prefix + pid);
+  const bool had_old = fs::exists(final_dir, ec);
+  if (had_old) fs::rename(final_dir, old, ec);
+  if (!ec) fs::rename(temp, final_dir, ec);
+  if (ec) {
+    if (error) *error = final_dir.string() + ": cannot move the new outputs in: " + ec.message();
+    std::error_code ignored;
+    if (had_old && !fs::exists(final_dir, ignored)) fs::rename(old, final_dir, ignored);
+    fs::remove_all(temp, ignored);
+    return false;
+  }
+  if (had_old) fs::remove_all(old, ec);
+  return true;
+}
+
+}  // namespace
+
 bool write_outputs(const RunResult& result, const std::filesystem::path& dir, std::string* error) {
   try {
-    return write_all(result, dir, error);
+    return replace_with(dir, result, error);
   } catch (const std::exception& e) {
     if (error) *error = dir.string() + ": " + e.what();
     return false;

@@ -57,8 +57,11 @@ std::string json_file_text(const nlohmann::ordered_json& body);
 // Writes DIR/jobmanager.log, DIR/summary.json, DIR/timeseries.csv, DIR/job.json and DIR/rest/... (overview.json, jobs/overview.json,
 // jobs/<jid>/checkpoints.json, jobs/<jid>/checkpoints/config.json,
 // jobs/<jid>/checkpoints/details/<id>.json and .../details/<id>/subtasks/<vertexid>.json for
-// every checkpoint of the run). Creates directories. On I/O failure returns false and, if
-// `error` is set, a message naming the file; never throws.
+// every checkpoint of the run). The directory is replaced whole: the files are written into a
+// temporary directory beside it, which is then renamed into place, so nothing of an earlier run
+// stays (issue 18 item 6). A directory that exists and holds no ckptsim run is refused, and
+// leftovers of a killed writer are removed. On I/O failure returns false and, if `error` is set,
+// a message naming the file, and leaves no temporary behind; never throws.
 bool write_outputs(const RunResult& result, const std::filesystem::path& dir, std::string* error);
 
 }  // namespace ckptsim::run
