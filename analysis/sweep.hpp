@@ -35,8 +35,11 @@ enum class Metric {
   // percentiles over all records of the run (nullopt when no record reached a sink).
   latency_p50,
   latency_p99,
+  // p99 of the completed checkpoints after the first completed one: the first is usually full
+  // (the whole state) and dominates the p99 of a short run, hiding the incident.
+  p99_duration_after_first,
 };
-inline constexpr std::size_t kMetricCount = 12;
+inline constexpr std::size_t kMetricCount = 13;
 const char* metric_name(Metric m);  // "p99_duration": CSV/JSON column, objective name
 const char* metric_title(Metric m);  // "p99 duration": terminal and Markdown column
 bool is_duration(Metric m);  // milliseconds

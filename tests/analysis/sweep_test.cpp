@@ -97,3 +97,34 @@ TEST_CASE("the comparison groups by setting whatever the order and picks the bes
   CHECK(comparison_csv(c).find("10min,2,0,") != std::string::npos);
   CHECK(comparison_markdown(c).find("| **10min** |") != std::string::npos);
 }
+
+TEST_CASE("the table names keys by their shortest unambiguous suffix, never a bare 'enabled'") {
+  Comparison c;
+  c.keys = {"execution.checkpointing.unaligned.enabled", "execution.checkpointing.timeout",
+            "restart-strategy.fixed-delay.delay", "restart-strategy.failure-rate.delay"};
+  const std::string table = format_comparison_table(c);
+  const std::string header = table.substr(0, table.find('\n'));
+  CHECK(header.find("unaligned.enabled") != std::string::npos);
+  CHECK(header.find(" timeout") != std::string::npos);
+  CHECK(header.find("checkpointing.timeout") == std::string::npos);
+  CHECK(header.find("fixed-delay.delay") != std::string::npos);
+  CHECK(header.find("failure-rate.delay") != std::string::npos);
+  CHECK(header.find("restart-strategy") == std::string::npos);
+}
+
+TEST_CASE("p99 after the first completed checkpoint leaves out the full first one") {
+  ckptsim::run::RunResult r;
+  const auto ms = ckptsim::core::milliseconds;
+  for (int i = 0; i < 5; ++i) {
+    ckptsim::run::CheckpointRecord c;
+    c.id = i + 1;
+    c.status = ckptsim::run::CheckpointStatus::completed;
+    c.trigger_time = ms(10'000) * i;
+    c.end_time = c.latest_ack_time = c.trigger_time + (i == 0 ? ms(60'000) : ms(100 + 10 * i));
+    r.checkpoints.push_back(c);
+  }
+  const auto m = point_metrics(r, ckptsim::model::Scenario{});
+  CHECK(m[static_cast<std::size_t>(Metric::p99_duration)] == 60'000.0);
+  CHECK(m[static_cast<std::size_t>(Metric::p99_duration_after_first)] == 140.0);
+  CHECK(format_comparison_table(Comparison{}).find("p99 after 1st") != std::string::npos);
+}
