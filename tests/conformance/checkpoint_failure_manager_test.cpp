@@ -143,3 +143,23 @@ TEST_CASE("CheckpointFailureManager routing: job-level vs task-level, unknown id
 }
 
 }  // namespace ckptsim::conformance
+
+namespace ckptsim::conformance {
+
+// Issue 14 item 8: CheckpointFailureManager.checkFailureAgainstCounter counts a failure only when
+// checkpointId > lastSucceededCheckpointId; a failure of exactly the last successful id (a late
+// abort of a checkpoint that completed) is not counted. Fails on '<' in place of '<='.
+TEST_CASE("CheckpointFailureManager: a failure of exactly the last successful checkpoint id is "
+          "not counted",
+          "[conformance]") {
+  FakeFailJobCallback callback;
+  CheckpointFailureManager m(5, callback);
+  m.handle_checkpoint_success(5);
+  job_level(m, R::checkpoint_expired, 5);
+  CHECK(m.continuous_failure_counter() == 0);
+  job_level(m, R::checkpoint_expired, 6);
+  CHECK(m.continuous_failure_counter() == 1);
+  CHECK(callback.invoke_counter() == 0);
+}
+
+}  // namespace ckptsim::conformance

@@ -201,3 +201,27 @@ TEST_CASE("ExponentialDelayRestartBackoffTimeStrategyTest (1.17/1.18): growth, r
 }
 
 }  // namespace ckptsim::conformance
+
+namespace ckptsim::conformance {
+
+// Issue 14 item 8: FailureRateRestartBackoffTimeStrategy.canRestart is
+// `now - earliestFailure > failuresIntervalMS`: max+1 failures exactly one interval apart are
+// still within the rate (refused), one millisecond more is outside it. Fails on '>='.
+TEST_CASE("FailureRateRestartBackoffTimeStrategy: the interval's boundary is exclusive",
+          "[conformance]") {
+  FlinkConfig c;
+  c.restart.kind = RestartStrategyKind::failure_rate;
+  c.restart.failure_rate_max_failures = 2;
+  c.restart.failure_rate_interval = seconds(10);
+  c.restart.failure_rate_delay = 0;
+  auto at_boundary = make(c);
+  for (const SimTime t : {SimTime{0}, milliseconds(5000), milliseconds(10000)})
+    at_boundary->notify_failure(t);
+  CHECK_FALSE(at_boundary->can_restart());
+  auto past_boundary = make(c);
+  for (const SimTime t : {SimTime{0}, milliseconds(5000), milliseconds(10001)})
+    past_boundary->notify_failure(t);
+  CHECK(past_boundary->can_restart());
+}
+
+}  // namespace ckptsim::conformance
