@@ -354,6 +354,31 @@ const std::vector<FlinkOption>& flink_options() {
   return options;
 }
 
+// Options a later Flink version removed: setting them there is a mistake the user should hear
+// about, not a value to apply.
+struct RemovedOption {
+  std::string_view key;
+  FlinkVersion in;
+  std::string_view ticket;
+  std::string_view instead;
+};
+
+const RemovedOption* removed_option(std::string_view key) {
+  // FLINK-33750 (2.0) removed the exclusive/floating buffer options deprecated in 1.20
+  // (FLINK-35461); the gate's buffers follow taskmanager.network.memory.read-buffer.* instead.
+  static constexpr RemovedOption kRemoved[] = {
+      {"taskmanager.network.memory.buffers-per-channel", FlinkVersion::v2_0, "FLINK-33750",
+       "2.0 sizes a gate's buffers by itself"},
+      {"taskmanager.network.memory.floating-buffers-per-gate", FlinkVersion::v2_0, "FLINK-33750",
+       "2.0 sizes a gate's buffers by itself"},
+      {"taskmanager.network.memory.max-buffers-per-channel", FlinkVersion::v2_0, "FLINK-33750",
+       "2.0 sizes a gate's buffers by itself"},
+  };
+  for (const RemovedOption& r : kRemoved)
+    if (r.key == key) return &r;
+  return nullptr;
+}
+
 std::vector<std::string> option_names() {
   std::vector<std::string> names{"version"};
   for (const FlinkOption& option : flink_options()) names.emplace_back(option.key);
@@ -398,6 +423,17 @@ void read_flink(Context& ctx, const Node& flink, model::FlinkConfig& config,
       std::string hint = did_you_mean(entry.key, option_names());
       if (hint.empty()) hint = "docs/scenario-format.md lists the supported Flink options";
       ctx.error(entry.key_loc, "unknown Flink option '" + entry.key + "'", hint);
+      continue;
+    }
+    if (const RemovedOption* removed = removed_option(entry.key);
+        removed != nullptr && config.version >= removed->in) {
+      const char* in = model::to_string(removed->in);
+      ctx.error(entry.key_loc,
+                "Flink option '" + entry.key + "' was removed in Flink " + in + " (" +
+                    std::string(removed->ticket) + "); Flink " + model::to_string(config.version) +
+                    " ignores it, so it cannot change this job",
+                std::string("remove it, or set a version before ") + in +
+                    " in the flink block; " + std::string(removed->instead));
       continue;
     }
     if (config.version < option->since) {

@@ -152,9 +152,10 @@ TEST_CASE("an interval below 10 ms is rejected, as CheckpointConfig.setCheckpoin
 }
 
 TEST_CASE("the other Flink options land in their fields") {
+  // 1.20: the last version with the exclusive/floating buffer options (removed in 2.0).
   const model::Scenario s = load_ok(std::string(R"(
 flink:
-  version: "2.0"
+  version: "1.20"
   execution.checkpointing.interval: 30 s
   execution.checkpointing.max-concurrent-checkpoints: 2
   execution.checkpointing.tolerable-failed-checkpoints: 3
