@@ -254,6 +254,22 @@ TEST_CASE("savepoints are always aligned, even with unaligned checkpoints enable
   CHECK(h.tasks.channel_stats(kSource0, kSink)->blocked);
 }
 
+TEST_CASE("at-least-once savepoint barriers do not block: CheckpointOptions.forConfig checks the "
+          "mode first, and the task's handler is the CheckpointBarrierTracker (issue 14 item 6)",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.mode = model::CheckpointingMode::at_least_once;
+  s.job.vertices[1].cost_per_record = core::microseconds(10);
+  Harness h(std::move(s));
+  h.tasks.add_stall(0, 1, h.sim.now(), core::seconds(1));
+  h.tasks.trigger_checkpoint(1, h.sim.now(), CheckpointProperties::savepoint(true));
+  h.run_for(core::milliseconds(500));
+  CHECK_FALSE(h.tasks.channel_stats(kSource0, kSink)->blocked);
+  CHECK(h.jm.ack_of(1, 1, 0) == nullptr);  // the tracker still waits for the second barrier
+  h.run_for(core::seconds(1));
+  CHECK(h.jm.ack_of(1, 1, 0) != nullptr);
+}
+
 namespace {
 Harness& backpressured(Harness& h) {
   h.run_for(core::seconds(3));

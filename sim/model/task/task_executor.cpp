@@ -398,12 +398,14 @@ void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   barrier.checkpoint_id = id;
   barrier.timestamp = timestamp;
   barrier.savepoint = props.is_savepoint();
-  // CheckpointOptions.forConfig: savepoints are always aligned; at-least-once never blocks.
+  // CheckpointOptions.forConfig checks the mode first: at-least-once never blocks, savepoints
+  // included (the task's handler is then the CheckpointBarrierTracker); in exactly-once mode
+  // savepoints are always aligned.
   const CheckpointingConfig& cc = checkpointing_;
   const bool exactly_once = cc.mode == CheckpointingMode::exactly_once;
   barrier.unaligned = !props.is_savepoint() && exactly_once && cc.unaligned &&
                       cc.aligned_checkpoint_timeout == 0;
-  barrier.aligned = !barrier.unaligned && (props.is_savepoint() || exactly_once);
+  barrier.aligned = !barrier.unaligned && exactly_once;
   // CheckpointOptions.isTimeoutable: aligned, 0 < timeout < Long.MAX (never for savepoints).
   barrier.timeoutable = !props.is_savepoint() && exactly_once && cc.unaligned &&
                         cc.aligned_checkpoint_timeout > 0 &&
