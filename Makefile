@@ -1,21 +1,36 @@
 # Wraps CMake (as DuckDB does). `make run` and `make test` are the README's two commands.
+# `make run` builds only the ckptsim executable, quietly; `make test` builds everything and runs
+# every stage CI runs: the tests, the report checks, the suite under ASan+UBSan and a short smoke
+# run of each fuzz target.
 BUILD_DIR ?= build
 WERROR ?= OFF
 JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
+# ccache when the machine has it (CI's clean checkout may not).
+LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# CMake's generated makefiles are sub-makes: no "Entering directory" lines.
+MAKEFLAGS += --no-print-directory
+
 DEBIAN_PACKAGES = cmake g++ make libboost-dev libtbb-dev libfmt-dev catch2 libbenchmark-dev \
                   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
 # Only `make test` needs these: the HTML report opened in headless Chromium, the trace checked
-# against its JSON schema (tests/report/).
+# against its JSON schema (tests/report/); clang and its libFuzzer runtime for tests/fuzz.
 TEST_DEBIAN_PACKAGES = chromium python3 python3-jsonschema
+FUZZ_DEBIAN_PACKAGES = clang libclang-rt-14-dev
 
-.PHONY: deps test-deps configure build run test bench asan clean format
+.PHONY: deps test-deps fuzz-deps configure build run test test-release bench asan tsan \
+        fuzz-build fuzz fuzz-smoke clean format
 
 # Installs only what is missing, so a machine that has everything never touches apt.
 deps:
-	@$(MAKE) --no-print-directory install-missing PACKAGES="$(DEBIAN_PACKAGES)"
+	@$(MAKE) install-missing PACKAGES="$(DEBIAN_PACKAGES)"
 
 test-deps:
-	@$(MAKE) --no-print-directory install-missing PACKAGES="$(TEST_DEBIAN_PACKAGES)"
+	@$(MAKE) install-missing PACKAGES="$(TEST_DEBIAN_PACKAGES)"
+
+fuzz-deps:
+	@$(MAKE) install-missing PACKAGES="$(FUZZ_DEBIAN_PACKAGES)"
 
 .PHONY: install-missing
 install-missing:
@@ -29,27 +44,70 @@ install-missing:
 	fi
 
 configure: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCKPTSIM_WERROR=$(WERROR)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCKPTSIM_WERROR=$(WERROR) $(LAUNCHER)
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-run: build
-	./$(BUILD_DIR)/bin/ckptsim run
+# Only the executable it runs; the build's output goes to a log, shown if the build fails.
+run: deps
+	@mkdir -p $(BUILD_DIR)
+	@[ -x $(BUILD_DIR)/bin/ckptsim ] || echo "building ckptsim in $(BUILD_DIR)/ (a few minutes the first time; log: $(BUILD_DIR)/build.log)"
+	@{ cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCKPTSIM_WERROR=$(WERROR) $(LAUNCHER) && \
+	   cmake --build $(BUILD_DIR) -j $(JOBS) --target ckptsim; } >$(BUILD_DIR)/build.log 2>&1 || \
+	 { tail -n 60 $(BUILD_DIR)/build.log; echo "make run: the build failed, see $(BUILD_DIR)/build.log"; exit 1; }
+	@./$(BUILD_DIR)/bin/ckptsim run
 
-test: build test-deps
-	./$(BUILD_DIR)/bin/ckptsim_tests
+# Every stage, one after the other (each builds with all cores); CI (.ci/run) runs this.
+# `make tsan` is not part of it yet: with Debian's TBB, which is not built with TSan, TSan cannot
+# see TBB's synchronisation and reports the join of every parallel_for as a race (tests/tsan/).
+test:
+	@$(MAKE) test-release
+	@$(MAKE) asan
+	@$(MAKE) fuzz-smoke
+
+# The Release build's tests alone (the quick loop while working).
+# Tests write under $TMPDIR with fixed names: each build directory gets its own, so two suites
+# (Release and ASan, or two checkouts) never share one.
+test-release: build test-deps
+	mkdir -p $(BUILD_DIR)/tmp && TMPDIR=$(abspath $(BUILD_DIR))/tmp ./$(BUILD_DIR)/bin/ckptsim_tests
 	./$(BUILD_DIR)/bin/ckptsim test scenarios
 	./tests/report/run_checks.sh $(BUILD_DIR)
 
 bench: build
 	./$(BUILD_DIR)/bin/ckptsim_bench
 
+# The Catch2 suite built with AddressSanitizer and UBSan (g++; any report fails the run).
+# Sanitizer builds never use -Werror: instrumentation makes g++ 12 warn falsely inside libstdc++
+# (-Wnull-dereference in std::string under -fsanitize=thread); the Release build checks warnings.
 asan: deps
-	cmake --preset asan && cmake --build --preset asan -j $(JOBS) && ./build-asan/bin/ckptsim_tests
+	cmake --preset asan $(LAUNCHER)
+	cmake --build --preset asan -j $(JOBS) --target ckptsim_tests
+	mkdir -p build-asan/tmp && TMPDIR=$(CURDIR)/build-asan/tmp \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ./build-asan/bin/ckptsim_tests
+
+# ThreadSanitizer over what runs in parallel: ckptsim sweep, compare and test with 2 threads
+# (tests/tsan/run.sh).
+tsan: deps
+	cmake --preset tsan $(LAUNCHER)
+	cmake --build --preset tsan -j $(JOBS) --target ckptsim
+	./tests/tsan/run.sh build-tsan
+
+# libFuzzer targets (tests/fuzz/README.md): clang, its own build directory.
+fuzz-build: deps fuzz-deps
+	cmake --preset fuzz $(LAUNCHER)
+	cmake --build --preset fuzz -j $(JOBS)
+
+# Each target for FUZZ_SECONDS (default 10 min); `make fuzz FUZZ_SECONDS=60`.
+fuzz: fuzz-build
+	./tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	./tests/fuzz/run.sh build-fuzz $(FUZZ_SMOKE_SECONDS)
 
 format:
 	find sim analysis tests bench -name '*.[ch]pp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) build-asan build-tsan
+	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz

@@ -156,19 +156,20 @@ void drop_duplicates(Context& ctx, Node& node, bool top_level) {
   node.entries = std::move(kept);
 }
 
+// `index`: position in `out` of each key, so a duplicate is found in constant time (a 4 MiB
+// `flink:` map of 87,000 distinct keys took 20 s with a linear search per key).
 void flatten_into(Context& ctx, const Node& map, const std::string& prefix,
-                  std::vector<Entry>& out) {
+                  std::vector<Entry>& out, std::unordered_map<std::string, std::size_t>& index) {
   for (const Entry& entry : map.entries) {
     const std::string key = prefix.empty() ? entry.key : prefix + "." + entry.key;
     if (entry.value.is_map() && !is_leaf_flink_option(key)) {
-      flatten_into(ctx, entry.value, key, out);
+      flatten_into(ctx, entry.value, key, out, index);
       continue;
     }
-    const auto earlier =
-        std::find_if(out.begin(), out.end(), [&](const Entry& e) { return e.key == key; });
-    if (earlier != out.end()) {
+    const auto [earlier, inserted] = index.try_emplace(key, out.size());
+    if (!inserted) {
       ctx.error(entry.key_loc, "Flink option '" + key + "' is set twice",
-                "it is already set at line " + std::to_string(earlier->key_loc.line));
+                "it is already set at line " + std::to_string(out[earlier->second].key_loc.line));
       continue;  // the first one is read, as with any duplicate key
     }
     out.push_back(Entry{key, entry.key_loc, entry.key_quoted, entry.value});
@@ -179,7 +180,8 @@ void flatten_into(Context& ctx, const Node& map, const std::string& prefix,
 // here on it is flat, so overlays and --set replace a key whatever way it was written.
 std::vector<Entry> flatten(Context& ctx, const Node& map, const std::string& prefix) {
   std::vector<Entry> out;
-  flatten_into(ctx, map, prefix, out);
+  std::unordered_map<std::string, std::size_t> index;
+  flatten_into(ctx, map, prefix, out, index);
   return out;
 }
 

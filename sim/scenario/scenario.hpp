@@ -88,7 +88,8 @@ std::optional<core::Duration> parse_duration(std::string_view text);
 // units b/bytes, k/kb/kib, m/mb/mib, g/gb/gib, t/tb/tib. Decimals ("1.2 kb") are rounded.
 std::optional<std::int64_t> parse_size(std::string_view text);
 // Per-second value of "50000 rows/s", "1000 records/s", "2k records/s", "20 MB/s" (bytes per
-// second), "600 rows/min"; a bare number is per second.
+// second), "600 rows/min"; a bare number is per second. Above 1e12 records or 1 PB
+// (2^50 bytes) per second -> nullopt.
 std::optional<double> parse_rate(std::string_view text);
 // "40M", "8096", "2k", "1.5 M": k = 1e3, M = 1e6, G = 1e9.
 std::optional<std::int64_t> parse_count(std::string_view text);

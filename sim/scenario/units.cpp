@@ -299,6 +299,14 @@ Parsed<Rate> parse_rate_detail(std::string_view text) {
       return out;
     }
   }
+  // Far above any real source or link; a 400-digit number was read as infinity and overflowed
+  // the model's record counts (UBSan, issue 18 item 9).
+  // scenarios/oracles/daly.yaml writes "1 TB/s" for storage that never limits.
+  const double max_per_second = bytes ? 1125899906842624.0 /* 1 PB */ : 1e12;
+  if (!(value / seconds <= max_per_second)) {
+    out.error = UnitError::overflow;
+    return out;
+  }
   out.value = Rate{value / seconds, bytes};
   return out;
 }

@@ -228,6 +228,11 @@ std::optional<double> read_rate(Context& ctx, const Node& node, bool bytes) {
     ctx.error(node.loc, "rates cannot be negative", std::string("write ") + example);
     return std::nullopt;
   }
+  if (parsed.error == UnitError::overflow) {
+    ctx.error(node.loc, "rate '" + node.text + "' is too large",
+              "a rate is at most 10^12 records or 1 PB per second");
+    return std::nullopt;
+  }
   if (!parsed.value) {
     std::string message = std::string("expected ") + example + ", got " + describe(node);
     if (parsed.error == UnitError::unknown_unit)
