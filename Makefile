@@ -53,3 +53,24 @@ format:
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan build-tsan
+
+# The Debian package (issue 18 item 12). Not run by `make test`: test-package needs root for a
+# debootstrap chroot. Details: README.md.
+PACKAGE_DEBIAN_PACKAGES = dpkg-dev debootstrap
+
+.PHONY: package-deps package test-package
+package-deps:
+	@$(MAKE) --no-print-directory install-missing PACKAGES="$(PACKAGE_DEBIAN_PACKAGES)"
+
+# build/package/ckptsim_<version>_<arch>.deb: the binary, its man page, the scenarios, the docs.
+package: configure package-deps
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ckptsim ckptsim_man
+	cd $(BUILD_DIR) && cpack -G DEB
+
+test-package: package
+	./tests/package/run_test.sh $(BUILD_DIR)
+
+# The image the Kubernetes template in docs/sweeps.md names (Dockerfile: Debian 12 + the package).
+.PHONY: docker-image
+docker-image: package
+	docker build -t ckptsim:latest .
