@@ -111,3 +111,35 @@ format:
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz
+
+# The Debian package and a single-node Slurm cluster (issue 18 items 11-12). Not run by
+# `make test`: test-slurm starts root daemons (munge, slurmctld, slurmd) and test-package a
+# debootstrap chroot; .ci/run calls `make test-dist` after `make test`. Details: README.md.
+PACKAGE_DEBIAN_PACKAGES = dpkg-dev debootstrap
+SLURM_DEBIAN_PACKAGES = slurm-wlm munge
+
+.PHONY: package-deps slurm-deps package test-package test-slurm test-dist
+package-deps:
+	@$(MAKE) --no-print-directory install-missing PACKAGES="$(PACKAGE_DEBIAN_PACKAGES)"
+
+slurm-deps:
+	@$(MAKE) --no-print-directory install-missing PACKAGES="$(SLURM_DEBIAN_PACKAGES)"
+
+# build/package/ckptsim_<version>_<arch>.deb: the binary, its man page, the scenarios, the docs.
+package: configure package-deps
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ckptsim ckptsim_man
+	cd $(BUILD_DIR) && cpack -G DEB
+
+test-package: package
+	./tests/package/run_test.sh $(BUILD_DIR)
+
+test-slurm: configure slurm-deps
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target ckptsim
+	./tests/slurm/run_test.sh $(BUILD_DIR)
+
+test-dist: test-package test-slurm
+
+# The image the Kubernetes template in docs/sweeps.md names (Dockerfile: Debian 12 + the package).
+.PHONY: docker-image
+docker-image: package
+	docker build -t ckptsim:latest .
