@@ -38,7 +38,8 @@ CheckpointCoordinator::CheckpointCoordinator(core::Simulation& sim,
                                              CheckpointCoordinatorConfig config,
                                              CheckpointCoordinatorGateway& gateway,
                                              CheckpointFailureManager::Callbacks& callbacks,
-                                             Observer& observer, core::RandomStream rng)
+                                             Observer& observer, core::RandomStream rng,
+                                             MainThreadExecutor* main_thread)
     : sim_(sim),
       config_(std::move(config)),
       gateway_(gateway),
@@ -48,7 +49,9 @@ CheckpointCoordinator::CheckpointCoordinator(core::Simulation& sim,
       decider_(config_.checkpointing.max_concurrent,
                // CC constructor: min-pause capped at one year (L315-319)
                std::min<Duration>(config_.checkpointing.min_pause, 365 * 24 * core::kHour),
-               config_.checkpointing.max_queued_requests, *this) {
+               config_.checkpointing.max_queued_requests, *this),
+      own_main_thread_(main_thread ? nullptr : std::make_unique<MainThreadExecutor>(sim)),
+      main_thread_(main_thread ? main_thread : own_main_thread_.get()) {
   for (const MasterStepSpec& step : config_.master_steps) {
     master_durations_.push_back(step.duration);
     master_failing_.push_back(false);
@@ -194,11 +197,15 @@ void CheckpointCoordinator::start_triggering(const CheckpointTriggerRequest& req
   triggering_id_ = -1;
   triggering_failure_.reset();
   outcomes_.at(request.request_id).state = RequestOutcome::State::triggering;
-  // The plan is computed on the main thread; its future completes asynchronously.
-  sim_.schedule_in(0, this, kPlanDone);
+  // DefaultCheckpointPlanCalculator.calculateCheckpointPlan: supplyAsync on the JobMaster main
+  // thread, behind whatever was handed to it before (a failGlobal from the failure manager's
+  // FailJobCallback runs first, and the plan then finds the tasks CANCELING).
+  main_thread_->execute(this, kPlanDone, 0, config_.plan_latency);
 }
 
 void CheckpointCoordinator::on_plan_done() {
+  // DefaultCheckpointPlanCalculator.checkTasksStarted. The id counter is read only after the
+  // plan (thenApplyAsync on the io executor), so a failed plan uses no checkpoint id.
   if (auto task = gateway_.task_to_trigger_not_running()) {
     // DefaultCheckpointPlanCalculator: fails before an id is taken.
     on_trigger_failure_without_pending(CheckpointException{
@@ -414,7 +421,7 @@ void CheckpointCoordinator::abort_pending_checkpoint(PendingCheckpoint& pc,
       config_.version == FlinkVersion::v1_17 || config_.version == FlinkVersion::v1_18)
     remember_expired(id);
   pending_.erase(id);
-  schedule_trigger_request();
+  schedule_trigger_request(config_.abort_handling);
 }
 
 void CheckpointCoordinator::abort_pending_checkpoints(CheckpointFailureReason reason) {
@@ -431,9 +438,10 @@ void CheckpointCoordinator::remember_expired(std::int64_t id) {
   if (recent_expired_.size() > 16) recent_expired_.pop_front();
 }
 
-void CheckpointCoordinator::schedule_trigger_request() {
-  // scheduleTriggerRequest: timer.execute(this::executeQueuedRequest)
-  sim_.schedule_in(0, this, kExecuteQueuedRequest);
+void CheckpointCoordinator::schedule_trigger_request(Duration after) {
+  // scheduleTriggerRequest: timer.execute(this::executeQueuedRequest), on the timer thread once
+  // it is free (`after`).
+  sim_.schedule_in(after, this, kExecuteQueuedRequest);
 }
 
 void CheckpointCoordinator::execute_queued_request() {

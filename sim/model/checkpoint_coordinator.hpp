@@ -19,6 +19,7 @@
 #include "sim/model/checkpoint_failure_manager.hpp"
 #include "sim/model/checkpoint_request_decider.hpp"
 #include "sim/model/config.hpp"
+#include "sim/model/main_thread_executor.hpp"
 #include "sim/model/observer.hpp"
 
 namespace ckptsim::model {
@@ -111,6 +112,13 @@ struct CheckpointCoordinatorConfig {
   std::string savepoints_dir;
   Duration id_counter_latency = 0;   // io executor hops of the trigger pipeline
   Duration storage_init_latency = 0;
+  // DefaultCheckpointPlanCalculator.calculateCheckpointPlan runs on the JobMaster main thread
+  // (supplyAsync on context.getMainExecutor()): the way of its runnable into that thread.
+  Duration plan_latency = 0;
+  // The timer thread's work in abortPendingCheckpoint before its finally block's
+  // scheduleTriggerRequest lets executeQueuedRequest run (PendingCheckpoint.abort, the failure
+  // manager's WARN with its stack trace, sendAbortedMessages).
+  Duration abort_handling = 0;
   Duration finalization_time = 0;    // metadata write at completion
 };
 
@@ -120,7 +128,7 @@ class CheckpointCoordinator final : public core::EventHandler,
   CheckpointCoordinator(core::Simulation& sim, CheckpointCoordinatorConfig config,
                         CheckpointCoordinatorGateway& gateway,
                         CheckpointFailureManager::Callbacks& failure_callbacks, Observer& observer,
-                        core::RandomStream rng);
+                        core::RandomStream rng, MainThreadExecutor* main_thread = nullptr);
   ~CheckpointCoordinator() override;
 
   // Scheduler control (CheckpointCoordinatorDeActivator: RUNNING starts, anything else stops).
@@ -232,7 +240,7 @@ class CheckpointCoordinator final : public core::EventHandler,
                       const CheckpointException& ex, std::optional<TaskRef> attempt,
                       bool had_pending_stats, std::int64_t id);
   void drop_subsumed_checkpoints(std::int64_t id);
-  void schedule_trigger_request();
+  void schedule_trigger_request(Duration after = 0);
   void execute_queued_request();
   void arm_periodic_trigger(Duration delay);
   void cancel_periodic_trigger();
@@ -250,6 +258,9 @@ class CheckpointCoordinator final : public core::EventHandler,
   core::RandomStream rng_;
   CheckpointFailureManager failure_manager_;
   CheckpointRequestDecider decider_;
+  // The JobMaster's main thread; a coordinator built alone (tests) has one of its own.
+  std::unique_ptr<MainThreadExecutor> own_main_thread_;
+  MainThreadExecutor* main_thread_;
 
   std::map<std::int64_t, std::unique_ptr<PendingCheckpoint>> pending_;
   std::deque<CompletedCheckpoint> store_;

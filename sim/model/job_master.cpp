@@ -6,9 +6,19 @@
 
 namespace ckptsim::model {
 namespace {
-// failJob hops from the coordinator's timer thread to the JobMaster main thread; the seed log
-// shows the queued request starting before "Trying to recover from a global failure."
-constexpr Duration kMainThreadHop = core::milliseconds(10);
+// Timings of the JobManager's threads, as measured in the seed incident's log (Flink 1.17.2,
+// seeds/000): the WARN of the expired checkpoint at 12:53:41,653; "checkpoint request time in
+// queue" at ,672 (the checkpoint timer thread finishes the abort, then runs executeQueuedRequest:
+// 19 ms); "Trying to recover from a global failure." at ,680 (FailJobCallback.failJob's runnable
+// reaches the JobMaster main thread 27 ms after the WARN, after the queued request was taken);
+// "1 tasks will be restarted" at ,686 (the failure handling before restartTasksWithDelay: 6 ms).
+// The queue time it logs, 590028 ms, is the 10 min timeout less one 10 s interval, plus those
+// 19 ms, plus the 9 ms from a trigger's timestamp to createPendingCheckpoint scheduling its
+// CheckpointCanceller (the plan's way to the main thread, the id counter on the io executor).
+constexpr Duration kPlanLatency = core::milliseconds(9);
+constexpr Duration kAbortHandling = core::milliseconds(19);
+constexpr Duration kFailJobLatency = core::milliseconds(27);
+constexpr Duration kFailureHandling = core::milliseconds(6);
 constexpr const char* kFlinkRuntimeException = "org.apache.flink.util.FlinkRuntimeException";
 }  // namespace
 
@@ -18,6 +28,7 @@ JobMaster::JobMaster(core::Simulation& sim, const Scenario& scenario, std::strin
       scenario_(scenario),
       job_id_(std::move(job_id)),
       observer_(observer),
+      main_thread_(sim),
       tasks_(sim, scenario, observer, *this),
       failure_rng_(scenario.seed, "random-failures") {}
 
@@ -95,13 +106,16 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   cc.job_id = job_id_;
   cc.checkpoints_dir = this->flink().checkpoints_dir;
   cc.savepoints_dir = this->flink().savepoints_dir;
+  cc.abort_handling = kAbortHandling;
+  cc.plan_latency = kPlanLatency;
   // Each submission has its own random streams, named after it (stable across runs).
   std::string coordinator_stream = "checkpoint-coordinator#";
   coordinator_stream += std::to_string(submission_);
   std::string restart_stream = "restart-strategy#";
   restart_stream += std::to_string(submission_);
   coordinator_ = std::make_unique<CheckpointCoordinator>(
-      sim_, cc, *this, *this, observer_, core::RandomStream(scenario_.seed, coordinator_stream));
+      sim_, cc, *this, *this, observer_, core::RandomStream(scenario_.seed, coordinator_stream),
+      &main_thread_);
   tasks_.set_checkpointing(this->flink().checkpointing);
   restart_strategy_ = create_restart_strategy(this->flink(),
                                               core::RandomStream(scenario_.seed, restart_stream));
@@ -194,45 +208,73 @@ void JobMaster::decline_checkpoint(std::int64_t id, TaskRef task, const Checkpoi
 // ---------------------------------------------------------------------------------------------
 // Failover
 
+void JobMaster::enqueue_failure(Failure failure, Duration latency) {
+  failures_.push_back(std::move(failure));
+  main_thread_.execute(this, kGlobalFailure, failures_.size() - 1, latency);
+}
+
 void JobMaster::fail_job(const std::string& message) {
-  failures_.emplace_back(kFlinkRuntimeException, message);
-  sim_.schedule_in(kMainThreadHop, this, kGlobalFailure, failures_.size() - 1);
+  // DefaultExecutionGraph's FailJobCallback.failJob runs on the checkpoint timer thread and only
+  // hands failGlobal to the main thread: getJobMasterMainThreadExecutor().execute(...).
+  enqueue_failure({kFlinkRuntimeException, message, std::nullopt, std::nullopt}, kFailJobLatency);
 }
 
 void JobMaster::fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) {
-  // failGlobalIfExecutionIsStillRunning: only while that attempt is RUNNING or INITIALIZING.
-  const ExecutionState s = tasks_.state(attempt.vertex, attempt.subtask);
-  const auto current = tasks_.all_tasks();
-  const bool same_attempt = std::any_of(current.begin(), current.end(), [&](const TaskRef& t) {
-    return t.vertex == attempt.vertex && t.subtask == attempt.subtask && t.attempt == attempt.attempt;
-  });
-  if (same_attempt && (s == ExecutionState::running || s == ExecutionState::initializing))
-    fail_job(message);
+  // FailJobCallback.failJobDueToTaskFailure: failGlobalIfExecutionIsStillRunning, decided on the
+  // main thread.
+  enqueue_failure({kFlinkRuntimeException, message, std::nullopt, attempt}, kFailJobLatency);
 }
 
 void JobMaster::task_failed(TaskRef task, const std::string& exception_class,
                             const std::string& message) {
-  handle_global_failure(exception_class, message, task);
+  // The TaskExecutor's updateTaskExecutionState reaches the JobMaster as an RPC on its main
+  // thread.
+  enqueue_failure({exception_class, message, task, std::nullopt});
 }
 
-void JobMaster::handle_global_failure(const std::string& exception_class,
-                                      const std::string& message,
-                                      std::optional<TaskRef> failed_task) {
-  if (status_ != JobStatus::running) return;  // already restarting, failing or terminal
-  // A failed task restarts its pipelined region; ckptsim restarts every task (one region).
-  if (failed_task)
-    observer_.task_failed(sim_.now(), *failed_task, exception_class, message,
+void JobMaster::handle_failure(const Failure& f) {
+  // A failure that finds the job restarting, failing or terminal (or another failure being
+  // handled) is part of that recovery.
+  if (status_ != JobStatus::running || handling_failure_) return;
+  if (f.only_if_running) {
+    // failGlobalIfExecutionIsStillRunning: only while that attempt is RUNNING or INITIALIZING.
+    const TaskRef& attempt = *f.only_if_running;
+    const ExecutionState s = tasks_.state(attempt.vertex, attempt.subtask);
+    const auto current = tasks_.all_tasks();
+    const bool same_attempt = std::any_of(current.begin(), current.end(), [&](const TaskRef& t) {
+      return t.vertex == attempt.vertex && t.subtask == attempt.subtask &&
+             t.attempt == attempt.attempt;
+    });
+    if (!same_attempt || (s != ExecutionState::running && s != ExecutionState::initializing))
+      return;
+  }
+  // DefaultScheduler.handleGlobalFailure logs "Trying to recover from a global failure." first;
+  // a task failure is logged by Execution.markFailed. A failed task restarts its pipelined
+  // region; ckptsim restarts every task (one region).
+  if (f.failed_task)
+    observer_.task_failed(sim_.now(), *f.failed_task, f.exception_class, f.message,
                           tasks_.num_subtasks());
   else
-    observer_.global_failure(sim_.now(), exception_class, message, tasks_.num_subtasks());
+    observer_.global_failure(sim_.now(), f.exception_class, f.message, tasks_.num_subtasks());
   restart_strategy_->notify_failure(sim_.now());
   position_at_failure_ = tasks_.total_source_position();
+  // ExecutionFailureHandler.getGlobalFailureHandlingResult / getFailureHandlingResult keep the
+  // main thread until maybeRestartTasks.
+  handling_failure_ = true;
+  main_thread_.continue_after(kFailureHandling, this, kFailureHandled);
+}
+
+void JobMaster::maybe_restart_tasks() {
+  handling_failure_ = false;
+  if (status_ != JobStatus::running) return;
   if (!restart_strategy_->can_restart()) {
     observer_.restart_suppressed(sim_.now(), restart_strategy_->to_string());
     transition(JobStatus::failing);
     tasks_.cancel();
     return;
   }
+  // restartTasksWithDelay: "N tasks will be restarted ...", then addVerticesToRestartPending
+  // (RUNNING -> RESTARTING), cancelTasksAsync, and restartTasks after the backoff.
   ++failovers_;
   cancel_done_ = backoff_done_ = false;
   transition(JobStatus::restarting);
@@ -246,7 +288,7 @@ void JobMaster::all_tasks_terminal() {
     case JobStatus::cancelling: transition(JobStatus::canceled); break;
     case JobStatus::restarting:
       cancel_done_ = true;
-      if (backoff_done_) restart_tasks();
+      if (backoff_done_) main_thread_.execute(this, kRestartTasks);
       break;
     case JobStatus::running:
       if (!stop_request_) transition(JobStatus::finished);  // after stop-with-savepoint
@@ -256,7 +298,8 @@ void JobMaster::all_tasks_terminal() {
 }
 
 void JobMaster::restart_tasks() {
-  // DefaultScheduler.restartTasks: RUNNING again (the scheduler restarts with a new random
+  if (status_ != JobStatus::restarting) return;
+  // DefaultScheduler.restartTasks (cancelFuture.thenRunAsync(..., main thread executor)): RUNNING again (the scheduler restarts with a new random
   // initial delay), then SchedulerBase.restoreState aborts what is pending and restores.
   ++restarts_;
   transition(JobStatus::running);
@@ -328,8 +371,9 @@ void JobMaster::run_action(const TimelineAction& a) {
       return;
     case ActionKind::fail_task:
       if (status_ == JobStatus::running)
-        handle_global_failure("org.apache.flink.util.FlinkException",
-                              "Task " + a.vertex + " failed (scenario timeline).");
+        enqueue_failure({"org.apache.flink.util.FlinkException",
+                         "Task " + a.vertex + " failed (scenario timeline).", std::nullopt,
+                         std::nullopt});
       return;
     case ActionKind::cancel:
       if (is_globally_terminal(status_)) return;
@@ -375,12 +419,13 @@ void JobMaster::request_finished(std::uint64_t request_id, const RequestOutcome&
 void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
   switch (static_cast<Event>(kind)) {
     case kTimelineAction: run_action(scenario_.timeline[arg]); break;
-    case kGlobalFailure:
-      handle_global_failure(failures_[arg].first, failures_[arg].second);
-      break;
+    case kGlobalFailure: handle_failure(failures_[arg]); break;
+    case kFailureHandled: maybe_restart_tasks(); break;
+    case kRestartTasks: restart_tasks(); break;
     case kRestart:
       backoff_done_ = true;
-      if (status_ == JobStatus::restarting && cancel_done_) restart_tasks();
+      if (status_ == JobStatus::restarting && cancel_done_)
+        main_thread_.execute(this, kRestartTasks);
       break;
     case kHeartbeatTimeout: {
       // JobMaster.TaskManagerHeartbeatListener.notifyHeartbeatTimeout -> disconnectTaskManager:
@@ -388,19 +433,20 @@ void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
       const int tm = scenario_.timeline[arg].taskmanager;
       if (status_ != JobStatus::running) break;
       if (auto task = tasks_.first_task_on(tm))
-        handle_global_failure("java.util.concurrent.TimeoutException",
-                              "Heartbeat of TaskManager with id ckptsim-taskmanager-" +
-                                  std::to_string(tm + 1) + " timed out.",
-                              *task);
+        enqueue_failure({"java.util.concurrent.TimeoutException",
+                         "Heartbeat of TaskManager with id ckptsim-taskmanager-" +
+                             std::to_string(tm + 1) + " timed out.",
+                         *task, std::nullopt});
       break;
     }
     case kRandomFailure:
       // Failures keep arriving in wall-clock time whatever the job is doing; one that hits a
       // job not RUNNING (already restarting) is merged into that recovery.
       if (status_ == JobStatus::running)
-        handle_global_failure("org.apache.flink.runtime.io.network.netty.exception."
-                              "RemoteTransportException",
-                              "Lost connection to task manager (injected failure, mtbf).");
+        enqueue_failure({"org.apache.flink.runtime.io.network.netty.exception."
+                         "RemoteTransportException",
+                         "Lost connection to task manager (injected failure, mtbf).",
+                         std::nullopt, std::nullopt});
       sim_.schedule_in(static_cast<Duration>(failure_rng_.exponential(
                            static_cast<double>(*scenario_.cluster.mtbf))),
                        this, kRandomFailure);

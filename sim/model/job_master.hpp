@@ -12,6 +12,7 @@
 #include "sim/core/simulation.hpp"
 #include "sim/model/checkpoint_coordinator.hpp"
 #include "sim/model/config.hpp"
+#include "sim/model/main_thread_executor.hpp"
 #include "sim/model/observer.hpp"
 #include "sim/model/restart_strategy.hpp"
 #include "sim/model/task/task_executor.hpp"
@@ -63,14 +64,28 @@ class JobMaster final : public core::EventHandler,
 
  private:
   enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kStopFailed,
-                               kRandomFailure, kHeartbeatTimeout };
+                               kRandomFailure, kHeartbeatTimeout, kFailureHandled,
+                               kRestartTasks };
+  // A failure waiting for the main thread: a global one (failGlobal), a task's (the failed
+  // task), or failJobDueToTaskFailure's (failGlobalIfExecutionIsStillRunning of `attempt`).
+  struct Failure {
+    std::string exception_class;
+    std::string message;
+    std::optional<TaskRef> failed_task;
+    std::optional<TaskRef> only_if_running;
+  };
 
   void submit(const CompletedCheckpoint* restore_from);
   // The Flink configuration of the current submission (a start may change it).
   const FlinkConfig& flink() const { return flink_ ? *flink_ : scenario_.flink; }
   void transition(JobStatus to);
-  void handle_global_failure(const std::string& exception_class, const std::string& message,
-                             std::optional<TaskRef> failed_task = std::nullopt);
+  // Hands a failure to the main thread, `latency` from now.
+  void enqueue_failure(Failure failure, Duration latency = 0);
+  // DefaultScheduler.handleGlobalFailure / handleTaskFailure on the main thread; after the
+  // failure handling, maybe_restart_tasks.
+  void handle_failure(const Failure& failure);
+  // DefaultScheduler.maybeRestartTasks: restartTasksWithDelay, or the job fails.
+  void maybe_restart_tasks();
   void restart_tasks();
   void run_action(const TimelineAction& action);
   const CompletedCheckpoint* find_start_state(const TimelineAction& action) const;
@@ -79,6 +94,7 @@ class JobMaster final : public core::EventHandler,
   const Scenario& scenario_;
   std::string job_id_;
   Observer& observer_;
+  MainThreadExecutor main_thread_;
   TaskExecutor tasks_;
   std::unique_ptr<CheckpointCoordinator> coordinator_;
   std::vector<std::unique_ptr<CheckpointCoordinator>> finished_coordinators_;
@@ -92,7 +108,8 @@ class JobMaster final : public core::EventHandler,
   bool cancel_done_ = false;
   bool backoff_done_ = false;
   std::optional<std::uint64_t> stop_request_;
-  std::vector<std::pair<std::string, std::string>> failures_;  // (exception class, message)
+  std::vector<Failure> failures_;
+  bool handling_failure_ = false;  // between handleGlobalFailure and maybeRestartTasks
   std::optional<CompletedCheckpoint> start_state_;
   core::RandomStream failure_rng_;
   std::vector<MasterStepSpec> master_steps_;  // of the current coordinator

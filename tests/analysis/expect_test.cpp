@@ -251,7 +251,7 @@ TEST_CASE("the stalled-sink example meets its expectations, and a wrong one is r
   }
   const auto wrong = check_expectations(parse("  - checkpoint 4: completed\n"), result);
   CHECK_FALSE(wrong[0].passed);
-  CHECK(wrong[0].actual == "FAILED (CHECKPOINT_EXPIRED) at 00:20:24.631");
+  CHECK(wrong[0].actual == "FAILED (CHECKPOINT_EXPIRED) at 00:20:24.640");
 }
 
 TEST_CASE("a scenario without expect: has no expectations and says so") {

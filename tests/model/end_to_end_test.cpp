@@ -44,7 +44,9 @@ TEST_CASE("stalled sink: the in-flight checkpoint expires 10 min after its trigg
   const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml");
   const std::string& job = r.job_id;
 
-  // The first failed checkpoint expired exactly timeout (10 min, Flink's default) after trigger.
+  // The first failed checkpoint expired the timeout (10 min, Flink's default) after
+  // createPendingCheckpoint scheduled its CheckpointCanceller: 9 ms after the trigger timestamp
+  // (the plan's way to the main thread, as the seed log's queue time 590028 shows).
   const run::CheckpointRecord* expired = nullptr;
   for (const auto& c : r.checkpoints)
     if (c.failure_reason == model::CheckpointFailureReason::checkpoint_expired) {
@@ -52,7 +54,7 @@ TEST_CASE("stalled sink: the in-flight checkpoint expires 10 min after its trigg
       break;
     }
   REQUIRE(expired != nullptr);
-  CHECK(expired->end_time - expired->trigger_time == core::minutes(10));
+  CHECK(expired->end_time - expired->trigger_time == core::minutes(10) + core::milliseconds(9));
   // The first checkpoint triggered after the stall (interval 3 min) is the one that expires.
   CHECK(expired->trigger_time > core::minutes(10));
   CHECK(expired->trigger_time <= core::minutes(13));
@@ -72,8 +74,10 @@ TEST_CASE("stalled sink: the in-flight checkpoint expires 10 min after its trigg
   CHECK(warn->logger == "org.apache.flink.runtime.checkpoint.CheckpointFailureManager");
   const run::LogRecord* queue = find_log(r, "checkpoint request time in queue: ", 0, &i_queue);
   REQUIRE(queue != nullptr);
-  // The request queued one interval (3 min) after the stuck trigger waited 10 - 3 = 7 min.
-  CHECK(queue->message == "checkpoint request time in queue: 420000");
+  // The request queued one interval (3 min) after the stuck trigger waited 10 - 3 = 7 min, plus
+  // the 9 ms to the canceller's start and the 19 ms the timer thread spends aborting.
+  CHECK(queue->message == "checkpoint request time in queue: 420028");
+  CHECK(queue->time - e->time == core::milliseconds(19));
   const run::LogRecord* recover =
       find_log(r, "Trying to recover from a global failure.", 0, &i_recover);
   REQUIRE(recover != nullptr);
@@ -460,4 +464,83 @@ job:
   // 5 runs x 10 h at one failure per 10 min: ~300 (Poisson, sd ~17).
   CHECK(total > 240);
   CHECK(total < 360);
+}
+
+TEST_CASE("seed incident: the expiry-failover lines are the seed log's (Flink 1.17.2), in its "
+          "order and spacing, and the queued request's plan fails after failGlobal "
+          "(DefaultCheckpointPlanCalculator.checkTasksStarted)",
+          "[e2e][seed]") {
+  const run::RunResult r = run_file("scenarios/seed/doris-cdc-table-swap.yaml");
+  const std::string& job = r.job_id;
+  // seeds/000_e3398b10b3943402.txt, its job id replaced by this run's, the first line of each
+  // stack trace, and the time from the WARN in ms. The seed's expired checkpoint is 2 (a later
+  // attempt of the user's); the scenario's is 3, as the thread's reply tells ("the first two
+  // checkpoints succeed, the third hangs").
+  struct SeedLine {
+    std::int64_t after_warn_ms;
+    std::string line;
+    std::string throwable;
+  };
+  const std::vector<SeedLine> seed = {
+      {0,
+       "WARN  org.apache.flink.runtime.checkpoint.CheckpointFailureManager [] - Failed to trigger "
+       "or complete checkpoint 3 for job " + job + ". (0 consecutive failed attempts so far)",
+       "org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint expired before "
+       "completing."},
+      {19,
+       "INFO  org.apache.flink.runtime.checkpoint.CheckpointRequestDecider [] - checkpoint "
+       "request time in queue: 590028",
+       ""},
+      {27,
+       "INFO  org.apache.flink.runtime.jobmaster.JobMaster                 [] - Trying to recover "
+       "from a global failure.",
+       "org.apache.flink.util.FlinkRuntimeException: Exceeded checkpoint tolerable failure "
+       "threshold. The latest checkpoint failed due to Checkpoint expired before completing., "
+       "view the Checkpoint History tab or the Job Manager log to find out why continuous "
+       "checkpoints failed."},
+      {33,
+       "INFO  org.apache.flink.runtime.jobmaster.JobMaster                 [] - 1 tasks will be "
+       "restarted to recover from a global failure.",
+       ""},
+  };
+  std::size_t at = 0;
+  REQUIRE(find_log(r, "Failed to trigger or complete checkpoint 3 ", 0, &at));
+  const core::SimTime warn_time = r.log[at].time;
+  std::size_t next = at;
+  for (const SeedLine& s : seed) {
+    const std::string text = s.line.substr(s.line.find(" - ") + 3);
+    std::size_t i = 0;
+    REQUIRE(find_log(r, text, next, &i));
+    // Byte for byte after the timestamp (level, padded logger, NDC, message).
+    CHECK(run::format_log_line(r, r.log[i]).substr(24) == s.line);
+    if (!s.throwable.empty()) {
+      REQUIRE(!r.log[i].throwable.empty());
+      CHECK(r.log[i].throwable[0] == s.throwable);
+    }
+    CHECK(r.log[i].time - warn_time == core::milliseconds(s.after_warn_ms));
+    next = i + 1;
+  }
+
+  // Then RUNNING -> RESTARTING, and the queued request's plan, computed on the main thread
+  // after failGlobal, fails: an INFO, no "Triggering checkpoint 4", no SUSPEND WARN, no id used.
+  std::size_t restarting = 0, plan_failed = 0, running_again = 0, triggering4 = 0;
+  REQUIRE(find_log(r, "switched from state RUNNING to RESTARTING.", at, &restarting));
+  const run::LogRecord* plan = find_log(r, "Failed to trigger checkpoint for job ", at, &plan_failed);
+  REQUIRE(plan != nullptr);
+  CHECK(plan->level == run::LogLevel::info);
+  CHECK(plan->message ==
+        "Failed to trigger checkpoint for job " + job +
+            " since Checkpoint triggering task Source: MySQL CDC Source -> Process -> Sink: "
+            "Doris (1/1) of job " + job +
+            " is not being executed at the moment. Aborting checkpoint. Failure reason: Not all "
+            "required tasks are currently running..");
+  CHECK(plan_failed > restarting);
+  REQUIRE(find_log(r, "switched from state RESTARTING to RUNNING.", at, &running_again));
+  CHECK(plan_failed < running_again);
+  CHECK(find_log(r, "Checkpoint Coordinator is suspending.", 0) == nullptr);
+  for (std::size_t i = at; i < running_again; ++i)
+    CHECK(r.log[i].message.rfind("Triggering checkpoint", 0) == std::string::npos);
+  // The checkpoint after the failover is 4, as Flink numbers it.
+  REQUIRE(find_log(r, "Triggering checkpoint ", running_again, &triggering4));
+  CHECK(r.log[triggering4].message.rfind("Triggering checkpoint 4 (", 0) == 0);
 }
