@@ -14,8 +14,6 @@ constexpr const char* kFailureManager =
 constexpr const char* kDecider = "org.apache.flink.runtime.checkpoint.CheckpointRequestDecider";
 constexpr const char* kJobMaster = "org.apache.flink.runtime.jobmaster.JobMaster";
 constexpr const char* kExecutionGraph = "org.apache.flink.runtime.executiongraph.ExecutionGraph";
-constexpr const char* kRegionFailover =
-    "org.apache.flink.runtime.executiongraph.failover.flip1.RestartPipelinedRegionFailoverStrategy";
 constexpr const char* kDispatcher = "org.apache.flink.runtime.dispatcher.StandaloneDispatcher";
 constexpr const char* kCheckpointException =
     "org.apache.flink.runtime.checkpoint.CheckpointException";
@@ -102,9 +100,18 @@ std::string Recorder::location(model::TaskRef t) const {
   return fmt::format("ckptsim-taskmanager-{} @ ckptsim-taskmanager-{} (dataPort=6121)", tm, tm);
 }
 
+std::string Recorder::allocation_id(model::TaskRef t) const {
+  // The AllocationID (an AbstractID) of the slot the subtask runs in. Default slot sharing puts
+  // the subtasks with one index into one slot; a restart reuses the slot the JobMaster holds, a
+  // new submission allocates new ones.
+  return stable_id(fmt::format("{}/{}/slot{}/submission{}", scenario_.name, scenario_.seed,
+                               t.subtask, submission_));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 void Recorder::job_submitted(SimTime t, int submission) {
+  submission_ = submission;
   execution_graph_id_ = stable_id(fmt::format("{}/{}/eg{}", scenario_.name, scenario_.seed,
                                               submission));
   result_.submissions = submission;
@@ -116,8 +123,11 @@ void Recorder::job_submitted(SimTime t, int submission) {
     result_.counts = {};
     result_.latest_restored.reset();
   }
+  // Dispatcher.submitJob; 2.0 submits an ExecutionPlan (FLINK-36446) and says "job".
+  const bool v2 = result_.flink_version == model::FlinkVersion::v2_0;
   log(t, LogLevel::info, kDispatcher,
-      fmt::format("Received JobGraph submission '{}' ({}).", result_.job_name, result_.job_id));
+      fmt::format("Received {} submission '{}' ({}).", v2 ? "job" : "JobGraph", result_.job_name,
+                  result_.job_id));
 }
 
 void Recorder::savepoint_requested(SimTime t, bool stop) {
@@ -127,40 +137,52 @@ void Recorder::savepoint_requested(SimTime t, bool stop) {
 }
 
 void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobStatus to) {
-  if (to == model::JobStatus::restarting && !task_failure_)
+  // DefaultScheduler.restartTasksWithDelay logs before addVerticesToRestartPending moves the job
+  // to RESTARTING; a task failure names the failed ExecutionAttemptID (1.17-2.0).
+  if (to == model::JobStatus::restarting)
     log(t, LogLevel::info, kJobMaster,
-        fmt::format("{} tasks will be restarted to recover from a global failure.",
-                    tasks_to_restart_));
+        task_failure_ ? fmt::format("{} tasks will be restarted to recover the failed task {}.",
+                                    tasks_to_restart_, failed_attempt_)
+                      : fmt::format("{} tasks will be restarted to recover from a global failure.",
+                                    tasks_to_restart_));
   std::vector<std::string> cause;
   if (to == model::JobStatus::failing && !suppressed_by_.empty()) {
     cause.push_back("org.apache.flink.runtime.JobException: Recovery is suppressed by " +
                     suppressed_by_);
     cause.push_back("Caused by: " + failure_class_ + ": " + failure_message_);
   }
-  log(t, LogLevel::info, kExecutionGraph,
-      fmt::format("Job {} ({}) switched from state {} to {}.", result_.job_name, result_.job_id,
-                  model::to_string(from), model::to_string(to)),
-      std::move(cause));
+  // DefaultExecutionGraph.transitionState. The ExecutionGraph is created CREATED: INITIALIZING
+  // is the Dispatcher's status of a job whose JobMaster is starting, and no line says it ends.
+  if (from != model::JobStatus::initializing)
+    log(t, LogLevel::info, kExecutionGraph,
+        fmt::format("Job {} ({}) switched from state {} to {}.", result_.job_name, result_.job_id,
+                    model::to_string(from), model::to_string(to)),
+        std::move(cause));
   result_.job_status_changes.push_back({t, from, to});
   result_.final_status = to;
 }
 
 void Recorder::task_state_changed(SimTime t, model::TaskRef task, model::ExecutionState from,
                                   model::ExecutionState to) {
-  // Execution.transitionState (Execution L1489/1496). A failure carries its exception and is
-  // logged by task_failed.
+  // Execution.transitionState: " on <location>" only for a transition with an error, which
+  // task_failed logs with its exception.
   if (to == model::ExecutionState::failed) {
     failed_from_ = from;
     return;
   }
-  if (to == model::ExecutionState::deploying)
+  log(t, LogLevel::info, kExecutionGraph,
+      fmt::format("{} ({}) switched from {} to {}.", task_name(task), attempt_id(task),
+                  model::to_string(from), model::to_string(to)));
+  if (to == model::ExecutionState::deploying) {
+    // Execution.deploy, right after the transition: the ExecutionVertexID is
+    // <JobVertexID>_<subtask>, the location TaskManagerLocation.toString().
+    const VertexInfo& v = result_.vertices[static_cast<std::size_t>(task.vertex)];
     log(t, LogLevel::info, kExecutionGraph,
-        fmt::format("{} ({}) switched from {} to {} on {}.", task_name(task), attempt_id(task),
-                    model::to_string(from), model::to_string(to), location(task)));
-  else
-    log(t, LogLevel::info, kExecutionGraph,
-        fmt::format("{} ({}) switched from {} to {}.", task_name(task), attempt_id(task),
-                    model::to_string(from), model::to_string(to)));
+        fmt::format("Deploying {} (attempt #{}) with attempt id {} and vertex id {}_{} to {} "
+                    "with allocation id {}",
+                    task_name(task), task.attempt, attempt_id(task), v.id, task.subtask,
+                    location(task), allocation_id(task)));
+  }
 }
 
 void Recorder::checkpoint_triggered(SimTime t, const model::CheckpointStart& s) {
@@ -365,13 +387,15 @@ void Recorder::global_failure(SimTime t, const std::string& exception_class,
 void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& exception_class,
                            const std::string& message, int tasks) {
   task_failure_ = true;
+  failed_attempt_ = attempt_id(task);
   tasks_to_restart_ = tasks;
   failure_class_ = exception_class;
   failure_message_ = message;
   suppressed_by_.clear();
   result_.task_failures.push_back({t, task.vertex, task.subtask, exception_class, message});
-  // Execution.markFailed -> transitionState with the error, then the region failover strategy
-  // (RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart) names the ExecutionVertexID.
+  // Execution.markFailed -> transitionState with the error, " on <location>". (The region
+  // failover strategy's "Calculating tasks to restart ..." lines were removed in 1.16,
+  // FLINK-28137; DefaultScheduler.restartTasksWithDelay names the attempt, job_status_changed.)
   // The message may carry its causes on further lines ("Caused by: ...").
   std::vector<std::string> throwable;
   std::string first = exception_class + ": ";
@@ -386,14 +410,6 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
       fmt::format("{} ({}) switched from {} to FAILED on {}.", task_name(task),
                   attempt_id(task), model::to_string(failed_from_), location(task)),
       std::move(throwable));
-  const std::string vertex_id =
-      fmt::format("{}_{}", result_.vertices[static_cast<std::size_t>(task.vertex)].id,
-                  task.subtask);
-  log(t, LogLevel::info, kRegionFailover,
-      fmt::format("Calculating tasks to restart to recover the failed task {}.", vertex_id));
-  log(t, LogLevel::info, kRegionFailover,
-      fmt::format("{} tasks should be restarted to recover the failed task {}. ", tasks,
-                  vertex_id));
 }
 
 void Recorder::connector_event(SimTime t, const model::ConnectorEvent& e) {

@@ -58,6 +58,7 @@ class Recorder final : public model::Observer {
   std::string attempt_id(model::TaskRef t) const;
   std::string task_name(model::TaskRef t) const;
   std::string location(model::TaskRef t) const;
+  std::string allocation_id(model::TaskRef t) const;
   std::int64_t epoch(SimTime t) const { return result_.start_epoch_ms + t / core::kMillisecond; }
 
   const model::Scenario& scenario_;
@@ -67,8 +68,10 @@ class Recorder final : public model::Observer {
   std::string failure_class_;
   std::string failure_message_;
   std::string suppressed_by_;
-  bool task_failure_ = false;
-  model::ExecutionState failed_from_ = model::ExecutionState::running;  // of the failing task  // the failover in progress was caused by a task, not globally
+  bool task_failure_ = false;  // the failover in progress was caused by a task, not globally
+  std::string failed_attempt_;  // that task's ExecutionAttemptID
+  model::ExecutionState failed_from_ = model::ExecutionState::running;  // of the failing task
+  int submission_ = 0;
   std::map<std::int64_t, std::size_t> index_;  // checkpoint id -> position in checkpoints
 };
 

@@ -94,11 +94,15 @@ TEST_CASE("a directory written before job.json existed still gives the timeline 
   CHECK(report->vertices[0].name == r.vertices[0].name);
   CHECK(report->vertices[0].id == r.vertices[0].id);  // from a detail file's task map
   CHECK(report->start_epoch_ms == r.start_epoch_ms);
-  // The job status changes read back from jobmanager.log's ExecutionGraph lines.
-  REQUIRE(report->status_changes.size() == r.job_status_changes.size());
-  for (std::size_t i = 0; i < r.job_status_changes.size(); ++i) {
-    CHECK(report->status_changes[i].time_ms == core::to_millis(r.job_status_changes[i].time));
-    CHECK(report->status_changes[i].to == model::to_string(r.job_status_changes[i].to));
+  // The job status changes read back from jobmanager.log's ExecutionGraph lines: all but
+  // INITIALIZING -> CREATED, which Flink does not log (the ExecutionGraph is created CREATED).
+  std::vector<run::JobStatusChange> logged;
+  for (const auto& c : r.job_status_changes)
+    if (c.from != model::JobStatus::initializing) logged.push_back(c);
+  REQUIRE(report->status_changes.size() == logged.size());
+  for (std::size_t i = 0; i < logged.size(); ++i) {
+    CHECK(report->status_changes[i].time_ms == core::to_millis(logged[i].time));
+    CHECK(report->status_changes[i].to == model::to_string(logged[i].to));
   }
   CHECK(count(analysis::run_report_html(*report), "class=\"ckpt-bar ") == r.checkpoints.size());
 }

@@ -544,3 +544,76 @@ TEST_CASE("seed incident: the expiry-failover lines are the seed log's (Flink 1.
   REQUIRE(find_log(r, "Triggering checkpoint ", running_again, &triggering4));
   CHECK(r.log[triggering4].message.rfind("Triggering checkpoint 4 (", 0) == 0);
 }
+
+TEST_CASE("DefaultScheduler.restartTasksWithDelay: a task failure logs 'N tasks will be restarted "
+          "to recover the failed task <ExecutionAttemptID>.' under the JobMaster logger, and no "
+          "RestartPipelinedRegionFailoverStrategy lines (removed in 1.16, FLINK-28137)",
+          "[e2e][log]") {
+  const run::RunResult r = run_file("scenarios/examples/taskmanager-lost.yaml");
+  REQUIRE(!r.task_failures.empty());
+  std::size_t failed = 0, restart = 0, restarting = 0;
+  const run::LogRecord* f = find_log(r, " to FAILED on ", 0, &failed);
+  REQUIRE(f != nullptr);
+  // "<name> (<attempt id>) switched from RUNNING to FAILED on <location>."
+  const std::size_t close = f->message.find(") switched");
+  const std::size_t open = f->message.rfind(" (", close);
+  const std::string attempt = f->message.substr(open + 2, close - open - 2);
+  const run::LogRecord* line = find_log(r, "tasks will be restarted to recover the failed task ",
+                                        failed, &restart);
+  REQUIRE(line != nullptr);
+  CHECK(line->logger == "org.apache.flink.runtime.jobmaster.JobMaster");
+  int tasks = 0;  // one region: every subtask restarts
+  for (const auto& v : r.vertices) tasks += v.parallelism;
+  CHECK(line->message == std::to_string(tasks) +
+                             " tasks will be restarted to recover the failed task " + attempt + ".");
+  REQUIRE(find_log(r, "switched from state RUNNING to RESTARTING.", failed, &restarting));
+  CHECK(restart < restarting);
+  CHECK(find_log(r, "tasks should be restarted") == nullptr);
+  CHECK(find_log(r, "Calculating tasks to restart") == nullptr);
+  for (const auto& rec : r.log) CHECK(rec.logger.find("RestartPipelinedRegion") == std::string::npos);
+}
+
+TEST_CASE("Execution.deploy: SCHEDULED -> DEPLOYING carries no location (only transitions with an "
+          "error do), and the Deploying line follows it; no INITIALIZING -> CREATED job line",
+          "[e2e][log]") {
+  const run::RunResult r = run_file("scenarios/seed/doris-cdc-table-swap.yaml");
+  const std::string& job = r.job_id;
+  CHECK(find_log(r, "switched from state INITIALIZING to CREATED.") == nullptr);
+  CHECK(r.log[0].message ==
+        "Received JobGraph submission 'mysql-sync-database-A' (" + job + ").");
+  CHECK(r.log[1].message == "Job mysql-sync-database-A (" + job +
+                                ") switched from state CREATED to RUNNING.");
+  std::size_t at = 0;
+  const run::LogRecord* deploying = find_log(r, "switched from SCHEDULED to DEPLOYING", 0, &at);
+  REQUIRE(deploying != nullptr);
+  const std::string task = "Source: MySQL CDC Source -> Process -> Sink: Doris (1/1)";
+  const std::string attempt = deploying->message.substr(
+      task.size() + 2, deploying->message.find(") switched") - task.size() - 2);
+  CHECK(deploying->message == task + " (" + attempt + ") switched from SCHEDULED to DEPLOYING.");
+  REQUIRE(at + 1 < r.log.size());
+  const run::LogRecord& deploy = r.log[at + 1];
+  CHECK(deploy.logger == "org.apache.flink.runtime.executiongraph.ExecutionGraph");
+  // ExecutionAttemptID = <ExecutionGraphID>_<JobVertexID>_<subtask>_<attempt>; the vertex id is
+  // the ExecutionVertexID <JobVertexID>_<subtask>.
+  const std::string vertex_id = attempt.substr(33, attempt.size() - 33 - 2);
+  const std::string prefix = "Deploying " + task + " (attempt #0) with attempt id " + attempt +
+                             " and vertex id " + vertex_id +
+                             " to ckptsim-taskmanager-1 @ ckptsim-taskmanager-1 (dataPort=6121) "
+                             "with allocation id ";
+  REQUIRE(deploy.message.rfind(prefix, 0) == 0);
+  CHECK(deploy.message.size() == prefix.size() + 32);
+  // The restart deploys attempt #1 into the same slot (the same allocation id).
+  std::size_t again = 0;
+  REQUIRE(find_log(r, "Deploying " + task + " (attempt #1) with attempt id ", at + 2, &again));
+  CHECK(r.log[again].message.substr(r.log[again].message.size() - 32) ==
+        deploy.message.substr(deploy.message.size() - 32));
+}
+
+TEST_CASE("Dispatcher.submitJob: Flink 2.0 logs 'Received job submission' (FLINK-36446), 1.17-1.20 "
+          "'Received JobGraph submission'",
+          "[e2e][log]") {
+  const run::RunResult r =
+      run_file("scenarios/seed/doris-cdc-table-swap.yaml", {"flink.version=2.0", "duration=1 min"});
+  CHECK(r.log[0].message == "Received job submission 'mysql-sync-database-A' (" + r.job_id + ").");
+  CHECK(r.log[0].logger == "org.apache.flink.runtime.dispatcher.StandaloneDispatcher");
+}
