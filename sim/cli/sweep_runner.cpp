@@ -7,11 +7,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 
 #include <algorithm>
@@ -28,6 +26,7 @@
 
 #include "sim/cli/limits.hpp"
 #include "sim/run/run.hpp"
+#include "sim/run/stale_files.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace ckptsim::cli {
@@ -59,22 +58,6 @@ class OutLock {
  private:
   int fd_ = -1;
 };
-
-// "<point>.json.tmp<pid>" files of a sweep that was killed while writing them.
-void remove_stale_temporaries(const fs::path& points_dir) {
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(points_dir, ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const std::size_t tmp = name.rfind(".tmp");
-    if (tmp == std::string::npos) continue;
-    const long pid = std::strtol(name.c_str() + tmp + 4, nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      std::error_code ignored;
-      fs::remove(it->path(), ignored);
-    }
-  }
-}
 
 // A point file (ckptsim's own output).
 std::string read_text(const fs::path& path) {
@@ -299,7 +282,7 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
               << " (it holds a lock on the directory); wait for it, or give another --out\n";
     return kExitUsage;
   }
-  if (files) remove_stale_temporaries(points_dir);
+  if (files) run::remove_stale_files(points_dir, ".tmp");  // "<point>.json.tmp<pid>" of a killed sweep
   // The grid, this shard's part of it, and which points already have a result.
   std::vector<std::string> inputs;
   for (const Setting& s : spec.settings)

@@ -1,15 +1,14 @@
 // ckptsim's summary.json and the writing of a run's output directory: jobmanager.log, summary.json
 // and the rest/ tree laid out like the REST URLs it mirrors.
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <system_error>
 
+#include "sim/run/stale_files.hpp"
 #include "sim/run/writers/writers.hpp"
 
 namespace ckptsim::run {
@@ -201,26 +200,6 @@ bool write_all(const RunResult& r, const fs::path& dir, std::string* error) {
   return true;
 }
 
-}  // namespace
-
-namespace {
-
-// Leftovers of a writer that was killed (kill -9, power loss): "<prefix><pid>" beside `dir` whose
-// process is gone.
-void remove_stale(const fs::path& parent, const std::string& prefix) {
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      std::error_code ignored;
-      fs::remove_all(it->path(), ignored);
-    }
-  }
-}
-
 bool holds_a_run(const fs::path& dir) {
   std::error_code ec;
   return fs::is_empty(dir, ec) || fs::exists(dir / "summary.json", ec) ||
@@ -249,8 +228,8 @@ bool replace_with(const fs::path& dir, const RunResult& result, std::string* err
   const std::string pid = std::to_string(::getpid());
   const std::string temp_prefix = "." + name + ".ckptsim-tmp-";
   const std::string old_prefix = "." + name + ".ckptsim-old-";
-  remove_stale(parent, temp_prefix);
-  remove_stale(parent, old_prefix);
+  remove_stale_files(parent, temp_prefix);
+  remove_stale_files(parent, old_prefix);
   const fs::path temp = parent / (temp_prefix + pid);
   fs::remove_all(temp, ec);
   bool ok = false;
