@@ -385,7 +385,11 @@ std::vector<std::string> option_names() {
   return names;
 }
 
-const std::vector<std::string> kVersionNames = {"1.17", "1.18", "1.19", "1.20", "2.0"};
+std::vector<std::string> version_names() {
+  std::vector<std::string> names;
+  for (const model::FlinkVersion v : model::kFlinkVersions) names.emplace_back(model::to_string(v));
+  return names;
+}
 
 }  // namespace
 
@@ -410,7 +414,7 @@ void read_flink(Context& ctx, const Node& flink, model::FlinkConfig& config,
         config.version = *v;
       } else {
         ctx.error(version->value.loc, "unsupported Flink version '" + *text + "'",
-                  "supported versions: " + join(kVersionNames, ", "));
+                  "supported versions: " + join(version_names(), ", "));
       }
     }
   }
