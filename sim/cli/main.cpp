@@ -92,12 +92,14 @@ struct RunOptions {
 };
 
 // Progress on stderr once a run has taken a second (a terminal only), and --max-wall.
-ckptsim::run::RunControl watch(const RunOptions& o, ckptsim::core::SimTime duration) {
+// `*shown` tells whether a progress line was drawn (and so still needs its newline).
+ckptsim::run::RunControl watch(const RunOptions& o, ckptsim::core::SimTime duration,
+                               const std::shared_ptr<bool>& shown) {
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (!terminal && !o.max_wall_seconds) return {};
   const auto started = std::chrono::steady_clock::now();
   ckptsim::run::RunControl control;
-  control.keep_going = [=, shown = false](ckptsim::core::SimTime now) mutable {
+  control.keep_going = [=](ckptsim::core::SimTime now) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (terminal && wall >= 1.0) {
@@ -105,11 +107,9 @@ ckptsim::run::RunControl watch(const RunOptions& o, ckptsim::core::SimTime durat
       const double all = std::max(ckptsim::core::to_seconds(duration), 1e-9);
       std::fprintf(stderr, "\rckptsim run: simulated %.0f of %.0f s (%.0f %%) in %.0f s wall",
                    done, all, 100.0 * done / all, wall);
-      shown = true;
+      *shown = true;
     }
-    const bool more = !o.max_wall_seconds || wall < *o.max_wall_seconds;
-    if (shown && !more) std::fputc('\n', stderr);
-    return more;
+    return !o.max_wall_seconds || wall < *o.max_wall_seconds;
   };
   return control;
 }
@@ -141,12 +141,10 @@ int run_command(RunOptions& o) {
     std::cerr << "ckptsim run: error: " << *why << "\n";
     return ckptsim::cli::kExitTooBig;
   }
-  const auto started = std::chrono::steady_clock::now();
-  const ckptsim::run::RunResult result =
-      ckptsim::run::run(*loaded.scenario, o.seed, watch(o, loaded.scenario->duration));
-  if (::isatty(STDERR_FILENO) != 0 && !result.stopped_early &&
-      std::chrono::steady_clock::now() - started >= std::chrono::seconds(1))
-    std::fputc('\n', stderr);  // after the progress line
+  const auto progress_shown = std::make_shared<bool>(false);
+  const ckptsim::run::RunResult result = ckptsim::run::run(
+      *loaded.scenario, o.seed, watch(o, loaded.scenario->duration, progress_shown));
+  if (*progress_shown) std::fputc('\n', stderr);  // after the progress line
   if (result.stopped_early)
     std::cerr << "ckptsim run: stopped by --max-wall at simulated "
               << ckptsim::core::to_seconds(result.end_time)
