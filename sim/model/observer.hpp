@@ -61,8 +61,8 @@ struct WaitState {
     coordinator,          // the trigger waits for an operator coordinator's checkpoint (JM side)
     lock_held,            // a legacy source holds the checkpoint lock (until its next record,
                           // or until `until`)
-    sink_flush,           // the thread is in a sink writer's flush (a JDBC executeBatch of
-                          // `table`) until `until`
+    sink_flush,           // the thread is in a sink writer's flush (`call` says which, in
+                          // the connector's words) until `until`
   } kind = Kind::not_running;
   bool has_upstream = false;
   TaskRef upstream;                 // the producer of the channel concerned
@@ -78,6 +78,8 @@ struct WaitState {
   SimTime until = 0;
   SimTime failed_at = -1;
   std::string error;
+  // sink_flush: the call the thread is in, as its connector names it.
+  std::string call;
   // A source emitting a whole CDC chunk in one mailbox step: the rows of that chunk.
   std::int64_t chunk_rows = 0;
 };

@@ -272,6 +272,7 @@ void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
   r.since = w.since;
   r.table = w.table;
   r.until = w.until;
+  r.call = w.call;
   r.failed_at = w.failed_at;
   r.error = w.error;
   r.chunk_rows = w.chunk_rows;

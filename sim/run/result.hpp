@@ -71,6 +71,7 @@ struct WaitRecord {
   SimTime until = 0;
   SimTime failed_at = -1;
   std::string error;
+  std::string call;                    // sink_flush: the call, in the connector's words
   std::int64_t chunk_rows = 0;         // a CDC source emitting a whole snapshot chunk in one step
 };
 

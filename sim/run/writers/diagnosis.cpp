@@ -55,10 +55,8 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
     return fmt::format("{}: aligning, {} of {} channels delivered the barrier since {}", task,
                        w.channels_aligned, w.channels_total, clock(w.since));
   if (w.kind == "sink_flush") {
-    // JdbcOutputFormat.flush: executeBatch (with its retries) on the task thread.
-    std::string s = fmt::format("{}: the task thread is in the JDBC sink's flush since {}: "
-                                "executeBatch into table {}",
-                                task, clock(w.since), w.table);
+    std::string s =
+        fmt::format("{}: the task thread is in {} since {}", task, w.call, clock(w.since));
     s += w.until == core::kNever ? "; it never returns" : fmt::format(" (returns at {})", clock(w.until));
     return s;
   }

@@ -140,6 +140,8 @@ class JdbcSink final : public Sink, public core::EventHandler {
     if (wr.blocked_until <= now) return false;
     w.kind = WaitState::Kind::sink_flush;
     w.table = spec_.table;
+    // JdbcOutputFormat.flush: executeBatch (with its retries) on the task thread.
+    w.call = "the JDBC sink's flush (executeBatch into table " + spec_.table + ")";
     w.since = wr.blocked_since;
     w.until = wr.blocked_until;
     return true;
