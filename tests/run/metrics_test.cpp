@@ -419,11 +419,13 @@ TEST_CASE("task metrics follow TaskIOMetricGroup on a hand-built run") {
   // in nanoseconds.
   CHECK(m.at("0.checkpointStartDelayNanos") == "640000000");
   CHECK(m.at("0.checkpointAlignmentTime") == "5000000");
-  // A source has no network input: no task-level records in, no checkpoint barrier handler.
+  // A source has no network input: no task-level records in, no CheckpointBarrierHandler (only
+  // the source task's own start delay gauge).
   const auto source =
       as_map(run::rest_vertex_metrics(r, 0, ids_of(run::rest_vertex_metrics(r, 0, {}))));
   CHECK(source.at("0.numRecordsIn") == "0");
   CHECK(source.count("0.checkpointAlignmentTime") == 0);
+  CHECK(source.at("0.checkpointStartDelayNanos") == "640000000");
   CHECK(source.at("1.numRecordsOut") == "40");
 
   const auto job = as_map(run::rest_job_metrics(r, ids_of(run::rest_job_metrics(r, {}))));

@@ -296,25 +296,24 @@ SubtaskMetrics subtask_metrics(const RunResult& r, int v, int s, const Deploymen
     m.push_back(gauge("buffers.outputQueueLength", std::int64_t{last.output_buffers}));
   }
 
-  // InputProcessorUtil.registerCheckpointMetrics: only tasks with network inputs have a
-  // CheckpointBarrierHandler. Its gauges hold the latest checkpoint this attempt took part in,
-  // in nanoseconds.
-  if (!source) {
-    std::int64_t alignment_ns = 0, start_delay_ns = 0;
-    std::int64_t latest = -1;
-    for (const CheckpointRecord& c : r.checkpoints) {
-      const auto vi = static_cast<std::size_t>(v);
-      const auto si = static_cast<std::size_t>(s);
-      if (vi >= c.subtasks.size() || si >= c.subtasks[vi].size()) continue;
-      const SubtaskStats& st = c.subtasks[vi][si];
-      if (!st.acknowledged || st.ack_time < d.time || c.id < latest) continue;
-      latest = c.id;
-      alignment_ns = st.alignment_duration;
-      start_delay_ns = st.start_delay;
-    }
-    m.push_back(gauge("checkpointAlignmentTime", alignment_ns));
-    m.push_back(gauge("checkpointStartDelayNanos", start_delay_ns));
+  // The checkpoint gauges, in nanoseconds, of the latest checkpoint this attempt took part in
+  // (known here from its acknowledgement). InputProcessorUtil.registerCheckpointMetrics gives a
+  // task with network inputs both, from its CheckpointBarrierHandler; a source task
+  // (SourceOperatorStreamTask, SourceStreamTask) has only checkpointStartDelayNanos.
+  std::int64_t alignment_ns = 0, start_delay_ns = 0;
+  std::int64_t latest = -1;
+  const auto vi = static_cast<std::size_t>(v);
+  const auto si = static_cast<std::size_t>(s);
+  for (const CheckpointRecord& c : r.checkpoints) {
+    if (vi >= c.subtasks.size() || si >= c.subtasks[vi].size()) continue;
+    const SubtaskStats& st = c.subtasks[vi][si];
+    if (!st.acknowledged || st.ack_time < d.time || c.id < latest) continue;
+    latest = c.id;
+    alignment_ns = st.alignment_duration;
+    start_delay_ns = st.start_delay;
   }
+  if (!source) m.push_back(gauge("checkpointAlignmentTime", alignment_ns));
+  m.push_back(gauge("checkpointStartDelayNanos", start_delay_ns));
   return out;
 }
 
