@@ -6,9 +6,11 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/run/recorder.hpp"
+#include "sim/run/writers/metrics.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/server/url.hpp"
 
@@ -46,6 +48,27 @@ std::optional<std::int64_t> parse_id(const std::string& s) {
   return v;
 }
 
+// A comma-separated query parameter (?get=a,b), empty if absent.
+std::vector<std::string> query_list(const std::string& query, const std::string& name) {
+  std::vector<std::string> items;
+  const std::string value = query_value(query, name).value_or("");
+  std::size_t start = 0;
+  while (start < value.size()) {
+    const std::size_t comma = value.find(',', start);
+    const std::size_t end = comma == std::string::npos ? value.size() : comma;
+    if (end > start) items.push_back(value.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+// The index of a vertex id in the run, or -1.
+int vertex_index(const run::RunResult& r, const std::string& vid) {
+  for (std::size_t v = 0; v < r.vertices.size(); ++v)
+    if (r.vertices[v].id == vid) return static_cast<int>(v);
+  return -1;
+}
+
 const run::CheckpointRecord* find_checkpoint(const run::RunResult& r, std::int64_t id) {
   for (const run::CheckpointRecord& c : r.checkpoints)
     if (c.id == id) return &c;
@@ -71,6 +94,10 @@ const std::vector<Route>& routes() {
       {{"jobs", ":jid", "savepoints", ":triggerid"}, "GET"},
       {{"jobs", ":jid", "stop"}, "POST"},
       {{"metrics"}, "GET"},
+      {{"jobmanager", "metrics"}, "GET"},
+      {{"jobs", ":jid", "metrics"}, "GET"},
+      {{"jobs", ":jid", "vertices", ":vid", "metrics"}, "GET"},
+      {{"jobs", ":jid", "vertices", ":vid", "subtasks", "metrics"}, "GET"},
   };
   return all;
 }
@@ -176,16 +203,18 @@ HttpResponse RestApi::handle(const HttpRequest& request) const {
 
 HttpResponse RestApi::get(const Snapshot& s, const std::string& path,
                           const std::string& query) const {
-  (void)query;
   const run::RunResult& r = s.result;
   const std::vector<std::string> seg = api_segments(path);
   if (seg == std::vector<std::string>{"overview"}) return json_response(200, run::rest_overview(r));
   if (seg == std::vector<std::string>{"metrics"}) {
+    // PrometheusReporter's endpoint: text exposition format 0.0.4.
     HttpResponse m;
     m.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    m.body = "";  // filled by the Prometheus writer
+    m.body = run::prometheus_text(r);
     return m;
   }
+  if (seg == std::vector<std::string>{"jobmanager", "metrics"})
+    return json_response(200, run::rest_jobmanager_metrics(r, query_list(query, "get")));
   if (seg.size() == 2 && seg[1] == "overview")
     return json_response(200, run::rest_jobs_overview(r));
   // /jobs/:jid/...
@@ -193,6 +222,26 @@ HttpResponse RestApi::get(const Snapshot& s, const std::string& path,
   if (!is_hex_id(jid)) return bad_parameter("jobid", jid);
   if (jid != r.job_id) return error_response(404, "Job " + jid + " not found");
   const std::string& what = seg[2];
+  if (what == "metrics") return json_response(200, run::rest_job_metrics(r, query_list(query, "get")));
+  if (what == "vertices") {
+    const std::string& vid = seg[3];
+    if (!is_hex_id(vid)) return bad_parameter("vertexid", vid);
+    const int v = vertex_index(r, vid);
+    // The metric handlers answer [] for what the MetricStore holds nothing of.
+    if (seg.back() == "metrics" && seg.size() == 5)
+      return json_response(200, v < 0 ? ordered_json::array()
+                                      : run::rest_vertex_metrics(r, v, query_list(query, "get")));
+    if (seg.back() == "metrics" && seg.size() == 6) {
+      if (v < 0) return json_response(200, ordered_json::array());
+      try {
+        return json_response(200, run::rest_subtasks_metrics(r, v, query_list(query, "get"),
+                                                             query_list(query, "agg"),
+                                                             query_list(query, "subtasks")));
+      } catch (const std::invalid_argument& e) {
+        return error_response(400, e.what());
+      }
+    }
+  }
   if (what == "savepoints" || (what == "checkpoints" && seg.size() == 4 && seg[3] != "config")) {
     const std::string& trigger = seg[3];
     const auto it = s.operations.find(trigger);
