@@ -129,24 +129,6 @@ class Pacer {
   std::map<std::string, std::uint64_t> ids_;
 };
 
-// The request handler: the API, then the static web app, else Flink's 404.
-HttpServer::Handler make_handler(const RestApi& api, const std::optional<StaticFiles>& web) {
-  return [&api, &web](const HttpRequest& request) {
-    const auto [raw_path, query] = split_target(request.target);
-    const auto path = percent_decode(raw_path);
-    if (web && path && !RestApi::is_api_path(*path)) {
-      if (request.method != "GET") {
-        HttpResponse r = error_response(405, "Method " + request.method + " is not allowed.");
-        r.allow = "GET";
-        return r;
-      }
-      if (auto file = web->serve(*path)) return *file;
-      return error_response(404, "Not found: " + raw_path);
-    }
-    return api.handle(request);
-  };
-}
-
 struct Listening {
   std::unique_ptr<HttpServer> api;
   std::unique_ptr<HttpServer> metrics;
@@ -189,6 +171,23 @@ std::optional<Listening> listen(asio::io_context& io, const ServeOptions& o,
 }
 
 }  // namespace
+
+HttpServer::Handler make_handler(const RestApi& api, const std::optional<StaticFiles>& web) {
+  return [&api, &web](const HttpRequest& request) {
+    const auto [raw_path, query] = split_target(request.target);
+    const auto path = percent_decode(raw_path);
+    if (web && path && !RestApi::is_api_path(*path)) {
+      if (request.method != "GET") {
+        HttpResponse r = error_response(405, "Method " + request.method + " is not allowed.");
+        r.allow = "GET";
+        return r;
+      }
+      if (auto file = web->serve(*path)) return *file;
+      return error_response(404, "Not found: " + raw_path);
+    }
+    return api.handle(request);
+  };
+}
 
 int serve(const model::Scenario& scenario, const ServeOptions& o, std::ostream& log) {
   SnapshotStore store;

@@ -25,6 +25,11 @@ struct ServeOptions {
   bool exit_when_finished = false;    // stop serving once the scenario's duration is over
 };
 
+class RestApi;
+class StaticFiles;
+// The request handler of `serve`: the API, then the static web app (if any), else Flink's 404.
+HttpServer::Handler make_handler(const RestApi& api, const std::optional<StaticFiles>& web);
+
 // Serves `scenario` live until SIGINT/SIGTERM (or, with exit_when_finished, its end); logs to
 // `log`. Returns the process exit code (cli/limits.hpp).
 int serve(const model::Scenario& scenario, const ServeOptions& options, std::ostream& log);
