@@ -97,6 +97,9 @@ struct CheckpointRecord {
   int num_acknowledged = 0;
   std::vector<std::vector<SubtaskStats>> subtasks;  // [vertex][subtask]
   std::vector<WaitRecord> waits;       // expired checkpoints: why each late subtask waited
+  // An imported (real) checkpoint: the size its completion line gave (-1: none, or simulated,
+  // whose sizes are the subtasks').
+  std::int64_t imported_size = -1;
 };
 
 // One sample period of one subtask (timeseries.csv): Flink's busy / back-pressured / idle time
@@ -133,6 +136,10 @@ struct RunResult {
   std::int64_t start_epoch_ms = 0;       // wall clock of simulated time 0
   SimTime end_time = 0;                  // simulated time when the run stopped
   bool stopped_early = false;            // stopped before the scenario's duration (--max-wall)
+  // A real job's result read by `ckptsim import`: its files and the Flink version they state or
+  // suggest (empty: a simulated run).
+  std::string imported_from;
+  std::string imported_version;
   std::uint64_t seed = 0;
   model::FlinkConfig flink;              // as resolved
   int taskmanagers = 1;

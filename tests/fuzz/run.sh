@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seeds=$build/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds/scenario_loader_fuzz" "$seeds/expectations_fuzz" "$seeds/units_fuzz" \
-  "$seeds/http_fuzz" "$build/findings"
+  "$seeds/http_fuzz" "$seeds/import_fuzz" "$build/findings"
 files=$(find "$root/scenarios" "$root/tests/errors" -name '*.yaml' | sort)
 
 # Whole files for the loader; the `expect:` lists for the expectations parser; every value after
@@ -51,12 +51,15 @@ done
 printf 'POST /jobs/x/savepoints HTTP/1.1\r\nHost: h\r\nContent-Length: 17\r\n\r\n{"cancel-job":0}' \
   >"$seeds/http_fuzz/post"
 
+# The real logs and REST bodies of tests/data/real for the importers.
+cp "$root"/tests/data/real/*.log "$root"/tests/data/real/*.json "$seeds/import_fuzz/"
+
 [ $# -gt 0 ] || set -- $(cd "$build/bin" && ls -- *_fuzz)
 status=0
 for target in "$@"; do
   mkdir -p "$build/corpus/$target"
   dict=""
-  [ "$target" = units_fuzz ] || [ "$target" = http_fuzz ] || dict="-dict=$seeds/scenario.dict"
+  case $target in units_fuzz | http_fuzz | import_fuzz) ;; *) dict="-dict=$seeds/scenario.dict" ;; esac
   log=$build/findings/$target.log
   # -timeout: one input may take at most 10 s; -rss_limit_mb: a run may use at most 2 GiB.
   if (cd "$root" && "$build/bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 \
