@@ -161,8 +161,13 @@ std::string format_story(const run::RunResult& r) {
   out += fmt::format(
       "\ncheckpoints: {} triggered, {} completed, {} failed, {} in progress (latest submission)\n",
       n.total, n.completed, n.failed, n.in_progress);
-  out += fmt::format("job: {} failover(s), {} restart(s), {} records replayed, final status {}\n",
-                     r.failovers, r.restarts, r.replayed_records, model::to_string(r.final_status));
+  if (r.imported_from.empty())
+    out += fmt::format("job: {} failover(s), {} restart(s), {} records replayed, final status {}\n",
+                       r.failovers, r.restarts, r.replayed_records,
+                       model::to_string(r.final_status));
+  else  // a real job's files tell nothing of replayed records
+    out += fmt::format("job: {} failover(s), {} restart(s), last status seen {}\n", r.failovers,
+                       r.restarts, model::to_string(r.final_status));
   if (r.lost_records > 0)
     out += fmt::format("data loss: {} records in Kafka transactions the broker aborted\n",
                        r.lost_records);
