@@ -97,6 +97,33 @@ TEST_CASE("the job, vertex and cluster REST bodies conform to Flink's 1.20 OpenA
   }
 }
 
+TEST_CASE("a run's REST files of every endpoint pass the spec check, one file per URL",
+          "[e2e][rest]") {
+  const run::RunResult r = run_file("scenarios/examples/tolerable-failures-zero.yaml");
+  const auto dir = std::filesystem::temp_directory_path() / "ckptsim-rest-job-e2e";
+  std::filesystem::remove_all(dir);
+  std::string error;
+  REQUIRE(run::write_outputs(r, dir, &error));
+  const auto rest = dir / "rest";
+  const auto job = rest / "jobs" / r.job_id;
+  CHECK(std::filesystem::exists(rest / "config.json"));
+  CHECK(std::filesystem::exists(rest / "jobs.json"));
+  CHECK(std::filesystem::exists(rest / "taskmanagers.json"));
+  CHECK(std::filesystem::exists(rest / "jobmanager" / "config.json"));
+  CHECK(std::filesystem::exists(rest / "jobs" / (r.job_id + ".json")));
+  for (const char* f : {"plan.json", "config.json", "exceptions.json"})
+    CHECK(std::filesystem::exists(job / f));
+  for (const auto& v : r.vertices) {
+    CHECK(std::filesystem::exists(job / "vertices" / (v.id + ".json")));
+    CHECK(std::filesystem::exists(job / "vertices" / v.id / "backpressure.json"));
+    CHECK(std::filesystem::exists(job / "vertices" / v.id / "watermarks.json"));
+  }
+  const auto found = tests::check_rest_dir(rest);
+  for (const std::string& v : found) UNSCOPED_INFO(v);
+  CHECK(found.empty());
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("status counts add up to the vertices and each vertex's tasks to its parallelism") {
   const run::RunResult r = run_file("scenarios/seed/unaligned.yaml");
   const ordered_json job = run::rest_job_details(r);
