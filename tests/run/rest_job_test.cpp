@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -300,4 +301,31 @@ TEST_CASE("the schema checker still rejects what the new wire differences do not
   ordered_json tms = run::rest_taskmanagers(r);
   tms["taskmanagers"][0]["freeSlots"] = 1.5;
   CHECK(violations(tms, "TaskManagersInfo").find("freeSlots") != std::string::npos);
+}
+
+TEST_CASE("exceptions cover the latest submission; all-exceptions only the current attempt's") {
+  // Stopped with a savepoint, started again, then every attempt fails at start-up until the
+  // restart strategy gives up.
+  const run::RunResult r = run_file("scenarios/examples/doris-label-collision.yaml");
+  REQUIRE(r.submissions == 2);
+  REQUIRE(r.final_status == model::JobStatus::failed);
+  const ordered_json e = run::rest_job_exceptions(r, 100);
+  const ordered_json& entries = e["exceptionHistory"]["entries"];
+  REQUIRE(entries.size() >= 2);
+  std::int64_t previous = std::numeric_limits<std::int64_t>::max();
+  for (const ordered_json& entry : entries) {
+    CHECK(entry["timestamp"].get<std::int64_t>() >= run::epoch_ms(r, r.submission_time));
+    CHECK(entry["timestamp"].get<std::int64_t>() <= previous);  // newest first
+    previous = entry["timestamp"].get<std::int64_t>();
+  }
+  REQUIRE(e["all-exceptions"].size() == 1);
+  const ordered_json vertex = run::rest_vertex_details(r, 0);
+  CHECK(e["all-exceptions"][0]["task"].get<std::string>().ends_with(
+      "#" + std::to_string(vertex["subtasks"][0]["attempt"].get<int>())));
+  CHECK(e["all-exceptions"][0]["timestamp"] == entries[0]["timestamp"]);
+  const ordered_json job = run::rest_job_details(r);
+  CHECK(job["end-time"] == job["timestamps"]["FAILED"]);
+  CHECK(job["start-time"] == run::epoch_ms(r, r.submission_time));
+  CHECK(run::rest_job_exceptions(r, 2)["exceptionHistory"]["entries"].size() == 2);
+  CHECK(run::rest_job_exceptions(r, 2)["exceptionHistory"]["truncated"] == true);
 }

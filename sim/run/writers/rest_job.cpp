@@ -166,12 +166,16 @@ struct Failure {
   int attempt = 0;
 };
 
+// The JobMaster's exception history: the failures of the latest submission (an earlier one had
+// a JobMaster, and a history, of its own).
 std::vector<Failure> failures_newest_first(const RunResult& r) {
   std::vector<Failure> all;
   for (const RunResult::GlobalFailure& g : r.global_failures) {
+    if (g.time < r.submission_time) continue;
     all.push_back({g.time, g.exception_class, g.message, -1, 0, 0});
   }
   for (const RunResult::TaskFailure& f : r.task_failures) {
+    if (f.time < r.submission_time) continue;
     all.push_back({f.time, f.exception_class, f.message, f.vertex, f.subtask, f.attempt});
   }
   // The history is a bounded list appended in failure order; the handler reverses it.
@@ -324,7 +328,10 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
     }
     ordered_json all = ordered_json::array();
     for (const Failure& f : failures) {
-      if (f.vertex < 0 || rest::subtask_state(r, f.vertex, f.subtask) != model::ExecutionState::failed)
+      // Only a current attempt's own failure (Execution.getFailureInfo of the attempt shown).
+      if (f.vertex < 0 ||
+          rest::subtask_state(r, f.vertex, f.subtask) != model::ExecutionState::failed ||
+          rest::subtask_execution(r, f.vertex, f.subtask).attempt != f.attempt)
         continue;
       const int tm = rest::taskmanager_of(r, f.subtask);
       ordered_json item;
