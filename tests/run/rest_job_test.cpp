@@ -320,8 +320,11 @@ TEST_CASE("exceptions cover the latest submission; all-exceptions only the curre
   }
   REQUIRE(e["all-exceptions"].size() == 1);
   const ordered_json vertex = run::rest_vertex_details(r, 0);
-  CHECK(e["all-exceptions"][0]["task"].get<std::string>().ends_with(
+  CHECK(vertex["subtasks"][0]["status"] == "FAILED");
+  CHECK(entries[0]["taskName"].get<std::string>().ends_with(
       "#" + std::to_string(vertex["subtasks"][0]["attempt"].get<int>())));
+  CHECK(e["all-exceptions"][0]["task"] ==
+        r.vertices[0].name + " (1/" + std::to_string(r.vertices[0].parallelism) + ")");
   CHECK(e["all-exceptions"][0]["timestamp"] == entries[0]["timestamp"]);
   const ordered_json job = run::rest_job_details(r);
   CHECK(job["end-time"] == job["timestamps"]["FAILED"]);

@@ -317,8 +317,9 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
   history["truncated"] = truncated;
   ordered_json out;
   if (r.flink_version != model::FlinkVersion::v2_0) {
-    // 1.x JobExceptionsInfoWithHistory extends the deprecated JobExceptionsInfo: the newest
-    // root cause, and all-exceptions from the current attempts that failed.
+    // 1.x JobExceptionsInfoWithHistory extends the deprecated JobExceptionsInfo
+    // (JobExceptionsHandler before FLINK-32688): the graph's latest failure as root-exception,
+    // and all-exceptions from the current attempts that failed, up to maxExceptions.
     if (failures.empty()) {
       out["root-exception"] = nullptr;
       out["timestamp"] = nullptr;
@@ -327,16 +328,24 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
       out["timestamp"] = epoch_ms(r, failures.front().time);
     }
     ordered_json all = ordered_json::array();
+    bool all_truncated = false;
     for (const Failure& f : failures) {
       // Only a current attempt's own failure (Execution.getFailureInfo of the attempt shown).
       if (f.vertex < 0 ||
           rest::subtask_state(r, f.vertex, f.subtask) != model::ExecutionState::failed ||
           rest::subtask_execution(r, f.vertex, f.subtask).attempt != f.attempt)
         continue;
+      if (all.size() >= limit) {
+        all_truncated = true;
+        break;
+      }
       const int tm = rest::taskmanager_of(r, f.subtask);
+      const VertexInfo& v = r.vertices[static_cast<std::size_t>(f.vertex)];
       ordered_json item;
       item["exception"] = stacktrace(f);
-      item["task"] = task_name(r, f);
+      // getTaskNameWithSubtaskIndex(): "<name> (<i>/<p>)", no attempt.
+      item["task"] = v.name + " (" + std::to_string(f.subtask + 1) + "/" +
+                     std::to_string(v.parallelism) + ")";
       item["location"] = rest::taskmanager_endpoint(tm);
       item["endpoint"] = rest::taskmanager_endpoint(tm);
       item["timestamp"] = epoch_ms(r, f.time);
@@ -344,7 +353,7 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
       all.push_back(std::move(item));
     }
     out["all-exceptions"] = std::move(all);
-    out["truncated"] = truncated;
+    out["truncated"] = all_truncated;
   }
   out["exceptionHistory"] = std::move(history);
   return out;

@@ -109,6 +109,10 @@ SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask, std:
   out["subtask"] = subtask;
   out["status"] = model::to_string(state);
   out["attempt"] = e.attempt;
+  // 1.x: the deprecated host, a creator property before endpoint (removed in 2.0, FLINK-36355).
+  if (r.flink_version != model::FlinkVersion::v2_0) {
+    out["host"] = assigned ? rest::taskmanager_host(tm) : "(unassigned)";
+  }
   out["endpoint"] = endpoint;
   out["start-time"] = start;
   out["end-time"] = end;
@@ -117,12 +121,8 @@ SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask, std:
   out["taskmanager-id"] = assigned ? rest::taskmanager_id(tm) : "(unassigned)";
   out["status-duration"] = std::move(status_duration);
   // other-concurrent-attempts is NON_EMPTY (speculative execution only): omitted. The hidden
-  // compat fields are not creator properties, so Jackson writes them last: start_time, and in
-  // 1.x the deprecated host.
+  // compat start_time is not a creator property, so Jackson writes it last.
   out["start_time"] = start;
-  if (r.flink_version != model::FlinkVersion::v2_0) {
-    out["host"] = assigned ? rest::taskmanager_host(tm) : "(unassigned)";
-  }
   return d;
 }
 
