@@ -332,3 +332,30 @@ TEST_CASE("exceptions cover the latest submission; all-exceptions only the curre
   CHECK(run::rest_job_exceptions(r, 2)["exceptionHistory"]["entries"].size() == 2);
   CHECK(run::rest_job_exceptions(r, 2)["exceptionHistory"]["truncated"] == true);
 }
+
+TEST_CASE("fields appear in the Flink versions that have them") {
+  run::RunResult r = tests::sample_run();
+  r.flink_version = model::FlinkVersion::v1_17;
+  ordered_json job = run::rest_job_details(r);
+  CHECK_FALSE(job.contains("job-type"));
+  CHECK_FALSE(job["vertices"][0].contains("slotSharingGroupId"));
+  CHECK_FALSE(job.contains("pending-operators"));
+  CHECK_FALSE(run::rest_dashboard_config(r)["features"].contains("web-rescale"));
+  CHECK(run::rest_vertex_details(r, 0)["subtasks"][0].contains("host"));
+  CHECK(run::rest_job_exceptions(r).contains("root-exception"));
+
+  r.flink_version = model::FlinkVersion::v1_20;
+  job = run::rest_job_details(r);
+  CHECK(job["job-type"] == "STREAMING");
+  CHECK(job["vertices"][0]["slotSharingGroupId"] == job["vertices"][1]["slotSharingGroupId"]);
+  CHECK(run::rest_dashboard_config(r)["features"].contains("web-rescale"));
+
+  r.flink_version = model::FlinkVersion::v2_0;
+  job = run::rest_job_details(r);
+  CHECK(job["pending-operators"] == 0);
+  CHECK_FALSE(job.contains("stream-graph"));
+  CHECK_FALSE(run::rest_vertex_details(r, 0)["subtasks"][0].contains("host"));
+  const ordered_json e = run::rest_job_exceptions(r);
+  CHECK(e.size() == 1);
+  CHECK(e.contains("exceptionHistory"));
+}

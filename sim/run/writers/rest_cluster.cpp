@@ -209,7 +209,8 @@ ordered_json rest_dashboard_config(const RunResult& r) {
   // ckptsim serves no jar upload, cancel or rescale, and is a JobManager, not a HistoryServer.
   features["web-submit"] = false;
   features["web-cancel"] = false;
-  features["web-rescale"] = false;
+  // web-rescale came with 1.18 (FLINK-31471).
+  if (r.flink_version != model::FlinkVersion::v1_17) features["web-rescale"] = false;
   features["web-history"] = false;
   ordered_json out;
   out["refresh-interval"] = std::int64_t{3000};  // web.refresh-interval's default

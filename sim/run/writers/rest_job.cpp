@@ -142,8 +142,9 @@ ordered_json job_vertex(const RunResult& r, int vertex, std::int64_t now) {
   ordered_json out;
   out["id"] = info.id;
   // Default slot sharing: every vertex in the group "default", one SlotSharingGroupId per job,
-  // written as hex by SlotSharingGroupIDSerializer.
-  out["slotSharingGroupId"] = stable_id(r.job_id + "/slot-sharing-group/default");
+  // written as hex by SlotSharingGroupIDSerializer. Exposed since 1.20 (FLINK-20090).
+  if (r.flink_version >= model::FlinkVersion::v1_20)
+    out["slotSharingGroupId"] = stable_id(r.job_id + "/slot-sharing-group/default");
   out["name"] = info.name;
   out["maxParallelism"] = rest::default_max_parallelism(info.parallelism);
   out["parallelism"] = info.parallelism;
@@ -261,7 +262,8 @@ ordered_json rest_job_details(const RunResult& r) {
   // Only jobs whose sources are all StoppableFunctions: none since the DataStream API dropped it.
   out["isStoppable"] = false;
   out["state"] = model::to_string(r.final_status);
-  out["job-type"] = "STREAMING";
+  // Since 1.20 (FLINK-35223).
+  if (r.flink_version >= model::FlinkVersion::v1_20) out["job-type"] = "STREAMING";
   out["start-time"] = start;
   out["end-time"] = end;
   out["duration"] = (end > 0 ? end : now) - start;
