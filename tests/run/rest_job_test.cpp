@@ -66,8 +66,7 @@ run::RunResult run_file(const std::string& file, std::optional<core::Duration> d
 std::optional<core::SimTime> tolerable_failure_time(const run::RunResult& r) {
   for (const run::LogRecord& l : r.log) {
     if (l.message == "Trying to recover from a global failure." && !l.throwable.empty() &&
-        l.throwable[0].find("Exceeded checkpoint tolerable failure threshold") !=
-            std::string::npos)
+        l.throwable[0].find("Exceeded checkpoint tolerable failure threshold") != std::string::npos)
       return l.time;
   }
   return std::nullopt;

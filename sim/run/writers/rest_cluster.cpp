@@ -72,8 +72,10 @@ std::string duration_text(Duration d) {
     Duration size;
     const char* name;
   };
-  static constexpr Unit kUnits[] = {{core::kHour * 24, "d"}, {core::kHour, "h"},
-                                    {core::minutes(1), "min"}, {core::kSecond, "s"},
+  static constexpr Unit kUnits[] = {{core::kHour * 24, "d"},
+                                    {core::kHour, "h"},
+                                    {core::minutes(1), "min"},
+                                    {core::kSecond, "s"},
                                     {core::kMillisecond, "ms"}};
   if (d == 0) return "0 ms";
   for (const Unit& u : kUnits) {
@@ -92,7 +94,9 @@ std::string size_text(std::int64_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-const char* bool_text(bool b) { return b ? "true" : "false"; }
+const char* bool_text(bool b) {
+  return b ? "true" : "false";
+}
 
 // The options ckptsim models, with the values the run used (the scenario's, or the version's
 // defaults it resolved to), under the keys the scenario file takes.
@@ -126,21 +130,20 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
       duration_text(cp.aligned_checkpoint_timeout));
   put("execution.checkpointing.externalized-checkpoint-retention",
       cp.retention == model::RetentionPolicy::never_retain ? "NO_EXTERNALIZED_CHECKPOINTS"
-      : cp.retention == model::RetentionPolicy::retain_on_cancellation
-          ? "RETAIN_ON_CANCELLATION"
-          : "DELETE_ON_CANCELLATION");
+      : cp.retention == model::RetentionPolicy::retain_on_cancellation ? "RETAIN_ON_CANCELLATION"
+                                                                       : "DELETE_ON_CANCELLATION");
   put("state.checkpoints.num-retained", std::to_string(cp.num_retained));
   put("execution.checkpointing.checkpoints-after-tasks-finish",
       bool_text(cp.checkpoints_after_tasks_finish));
   // State.
-  put("state.backend.type", f.state_backend == model::StateBackendKind::rocksdb ? "rocksdb"
-                                                                                : "hashmap");
+  put("state.backend.type",
+      f.state_backend == model::StateBackendKind::rocksdb ? "rocksdb" : "hashmap");
   put("state.backend.incremental", bool_text(f.incremental));
   if (f.state_backend == model::StateBackendKind::rocksdb)
     put("state.backend.rocksdb.writebuffer.size", size_text(f.rocksdb_writebuffer_size));
-  put("state.checkpoint-storage",
-      f.checkpoint_storage == model::CheckpointStorageKind::filesystem ? "filesystem"
-                                                                       : "jobmanager");
+  put("state.checkpoint-storage", f.checkpoint_storage == model::CheckpointStorageKind::filesystem
+                                      ? "filesystem"
+                                      : "jobmanager");
   if (!f.checkpoints_dir.empty()) put("state.checkpoints.dir", f.checkpoints_dir);
   if (!f.savepoints_dir.empty()) put("state.savepoints.dir", f.savepoints_dir);
   // Restarts, as resolved for the version.
@@ -272,11 +275,11 @@ ordered_json rest_taskmanagers(const RunResult& r) {
     info["slotsNumber"] = slots;
     info["freeSlots"] = free;
     // taskmanager.cpu.cores defaults to the number of slots.
-    info["totalResource"] = resource_profile(slots, mem.task_heap, mem.task_off_heap,
-                                             mem.managed, mem.network);
-    info["freeResource"] = resource_profile(slots * share, part(mem.task_heap),
-                                            part(mem.task_off_heap), part(mem.managed),
-                                            part(mem.network));
+    info["totalResource"] =
+        resource_profile(slots, mem.task_heap, mem.task_off_heap, mem.managed, mem.network);
+    info["freeResource"] =
+        resource_profile(slots * share, part(mem.task_heap), part(mem.task_off_heap),
+                         part(mem.managed), part(mem.network));
     info["hardware"] = std::move(hardware);
     info["memoryConfiguration"] = std::move(memory);
     // blocked is @JsonInclude(NON_DEFAULT): false is omitted.
@@ -298,8 +301,8 @@ ordered_json rest_jobmanager_config(const RunResult& r) {
   const std::vector<std::pair<std::string, std::string>> entries = configuration(r);
   std::vector<std::int32_t> hashes;
   for (const auto& [key, value] : entries) hashes.push_back(java_string_hash(key));
-  const auto capacity = static_cast<std::size_t>(
-      std::ceil(static_cast<double>(entries.size()) / 0.75));
+  const auto capacity =
+      static_cast<std::size_t>(std::ceil(static_cast<double>(entries.size()) / 0.75));
   ordered_json out = ordered_json::array();
   for (std::size_t i : java_hashmap_order(hashes, capacity)) {
     ordered_json entry;

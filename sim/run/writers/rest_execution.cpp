@@ -13,7 +13,8 @@ using nlohmann::ordered_json;
 std::size_t subtask_index(const RunResult& r, int vertex, int subtask) {
   std::size_t index = 0;
   for (int v = 0; v < vertex && v < static_cast<int>(r.vertices.size()); ++v) {
-    index += static_cast<std::size_t>(std::max(0, r.vertices[static_cast<std::size_t>(v)].parallelism));
+    index +=
+        static_cast<std::size_t>(std::max(0, r.vertices[static_cast<std::size_t>(v)].parallelism));
   }
   return index + static_cast<std::size_t>(subtask);
 }

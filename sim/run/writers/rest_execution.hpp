@@ -29,9 +29,9 @@ std::int64_t state_timestamp(const RunResult& r, const SubtaskExecution& e,
                              model::ExecutionState state);
 
 // TaskManagerLocation of a subtask: the same TaskManager the JobManager log names.
-int taskmanager_of(const RunResult& r, int subtask);              // 1-based
-std::string taskmanager_id(int taskmanager);                      // ResourceID
-std::string taskmanager_endpoint(int taskmanager);                // getEndpoint(): host:dataPort
+int taskmanager_of(const RunResult& r, int subtask);  // 1-based
+std::string taskmanager_id(int taskmanager);          // ResourceID
+std::string taskmanager_endpoint(int taskmanager);    // getEndpoint(): host:dataPort
 std::string taskmanager_host(int taskmanager);
 
 // The IO metrics of a subtask's current attempt from the time series (its counters restart with

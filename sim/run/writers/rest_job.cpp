@@ -67,13 +67,26 @@ std::string plan_description(const std::string& name) {
   std::string out;
   for (char ch : name) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\n': out += "<br/>"; break;
-      case '\\': out += "&#92;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\n':
+        out += "<br/>";
+        break;
+      case '\\':
+        out += "&#92;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -346,8 +359,8 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
       ordered_json item;
       item["exception"] = stacktrace(f);
       // getTaskNameWithSubtaskIndex(): "<name> (<i>/<p>)", no attempt.
-      item["task"] = v.name + " (" + std::to_string(f.subtask + 1) + "/" +
-                     std::to_string(v.parallelism) + ")";
+      item["task"] =
+          v.name + " (" + std::to_string(f.subtask + 1) + "/" + std::to_string(v.parallelism) + ")";
       item["location"] = rest::taskmanager_endpoint(tm);
       item["endpoint"] = rest::taskmanager_endpoint(tm);
       item["timestamp"] = epoch_ms(r, f.time);

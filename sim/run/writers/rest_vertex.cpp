@@ -21,10 +21,9 @@ namespace {
 using model::ExecutionState;
 
 // The states StatusDurationUtils.getExecutionStateDuration reports, in the order it puts them.
-constexpr ExecutionState kDurationStates[] = {ExecutionState::created, ExecutionState::scheduled,
-                                              ExecutionState::deploying,
-                                              ExecutionState::initializing,
-                                              ExecutionState::running};
+constexpr ExecutionState kDurationStates[] = {
+    ExecutionState::created, ExecutionState::scheduled, ExecutionState::deploying,
+    ExecutionState::initializing, ExecutionState::running};
 
 // StatusDurationUtils: from entering a state to leaving it (now for the current state); -1 when
 // either end is unknown.
@@ -88,8 +87,8 @@ SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask, std:
   const ExecutionState state = rest::subtask_state(r, vertex, subtask);
   const SubtaskExecution e = rest::subtask_execution(r, vertex, subtask);
   // The slot, and so the TaskManagerLocation, is assigned before DEPLOYING.
-  const bool assigned = e.entered[static_cast<std::size_t>(ExecutionState::deploying)] >= 0 ||
-                        r.executions.empty();
+  const bool assigned =
+      e.entered[static_cast<std::size_t>(ExecutionState::deploying)] >= 0 || r.executions.empty();
   const int tm = rest::taskmanager_of(r, subtask);
   const std::string endpoint = assigned ? rest::taskmanager_endpoint(tm) : "(unassigned)";
   std::int64_t start = rest::state_timestamp(r, e, ExecutionState::deploying);
@@ -166,9 +165,13 @@ ordered_json rest_vertex_details(const RunResult& r, int vertex) {
   const VertexInfo& info = r.vertices[static_cast<std::size_t>(vertex)];
   const std::int64_t now = epoch_ms(r, r.end_time);
   ordered_json subtasks = ordered_json::array();
-  const std::vector<std::string> metric_names = {
-      "read-bytes",  "write-bytes", "read-records", "write-records",
-      "accumulated-backpressured-time", "accumulated-busy-time", "accumulated-idle-time"};
+  const std::vector<std::string> metric_names = {"read-bytes",
+                                                 "write-bytes",
+                                                 "read-records",
+                                                 "write-records",
+                                                 "accumulated-backpressured-time",
+                                                 "accumulated-busy-time",
+                                                 "accumulated-idle-time"};
   std::vector<std::vector<std::int64_t>> metric_values(metric_names.size());
   std::vector<std::vector<std::int64_t>> duration_values(std::size(kDurationStates));
   for (int s = 0; s < info.parallelism; ++s) {
@@ -179,7 +182,8 @@ ordered_json rest_vertex_details(const RunResult& r, int vertex) {
                                 m.backpressured_ms, static_cast<std::int64_t>(m.busy_ms),
                                 m.idle_ms};
     for (std::size_t i = 0; i < metric_names.size(); ++i) metric_values[i].push_back(row[i]);
-    for (std::size_t i = 0; i < d.durations.size(); ++i) duration_values[i].push_back(d.durations[i]);
+    for (std::size_t i = 0; i < d.durations.size(); ++i)
+      duration_values[i].push_back(d.durations[i]);
     subtasks.push_back(std::move(d.json));
   }
   std::vector<std::string> state_names;
