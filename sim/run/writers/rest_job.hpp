@@ -4,6 +4,7 @@
 // `final_status` / `final_task_states` / `executions` the current states. Field order as Jackson
 // writes Flink's ResponseBody classes: @JsonCreator parameters first, then other properties;
 // maps keyed by an enum (identity hash in the JVM, so no stable order) in declaration order.
+// A `vertex` argument is an index into result.vertices (the server maps :vid to it).
 #pragma once
 
 #include <nlohmann/json.hpp>
