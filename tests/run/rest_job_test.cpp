@@ -121,6 +121,13 @@ TEST_CASE("a run's REST files of every endpoint pass the spec check, one file pe
   const auto found = tests::check_rest_dir(rest);
   for (const std::string& v : found) UNSCOPED_INFO(v);
   CHECK(found.empty());
+  // The same run as 2.0 writes it (the writers follow RunResult::flink_version).
+  run::RunResult v2 = r;
+  v2.flink_version = model::FlinkVersion::v2_0;
+  REQUIRE(run::write_outputs(v2, dir, &error));
+  const auto found_v2 = tests::check_rest_dir(rest);
+  for (const std::string& v : found_v2) UNSCOPED_INFO(v);
+  CHECK(found_v2.empty());
   std::filesystem::remove_all(dir);
 }
 
