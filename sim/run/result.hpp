@@ -3,6 +3,7 @@
 // writers (Flink log, REST JSON, summary) and by analysis. No model objects inside.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,23 @@ struct VertexInfo {
   int parallelism = 1;
   int input = -1;          // the upstream vertex (-1: a source)
   bool pointwise = false;  // forward from an upstream of the same parallelism: subtask i reads i
+  model::ShipStrategy ship = model::ShipStrategy::forward;  // of the edge from `input`
+  std::int64_t record_size = 100;  // bytes per output record (numBytesOut per numRecordsOut)
+};
+
+// The current execution attempt of one subtask (Execution: its attempt number and state
+// timestamps), for /jobs/:jid and /jobs/:jid/vertices/:vid. -1: the attempt never entered (or
+// has not left) that state.
+struct SubtaskExecution {
+  int attempt = 0;
+  std::array<SimTime, model::kExecutionStateCount> entered = filled();
+  std::array<SimTime, model::kExecutionStateCount> left = filled();
+
+  static constexpr std::array<SimTime, model::kExecutionStateCount> filled() {
+    std::array<SimTime, model::kExecutionStateCount> a{};
+    for (SimTime& t : a) t = -1;
+    return a;
+  }
 };
 
 enum class CheckpointStatus { in_progress, completed, failed };
@@ -178,8 +196,21 @@ struct RunResult {
     int subtask = 0;
     std::string exception_class;
     std::string message;
+    int attempt = 0;  // the failed execution attempt
   };
   std::vector<TaskFailure> task_failures;
+  // Global failures (e.g. the CheckpointFailureManager's "Exceeded checkpoint tolerable failure
+  // threshold"), as the scheduler's global failover received them.
+  struct GlobalFailure {
+    SimTime time = 0;
+    std::string exception_class;
+    std::string message;
+  };
+  std::vector<GlobalFailure> global_failures;
+  // When the latest submission was received: its ExecutionGraph's status timestamps start here.
+  SimTime submission_time = 0;
+  // The current execution attempt of every subtask, vertex-major (empty for hand-built results).
+  std::vector<SubtaskExecution> executions;
   std::uint64_t events_executed = 0;
   std::uint64_t buffers_transferred = 0;  // network buffers and events moved to input channels
 };

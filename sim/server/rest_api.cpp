@@ -11,6 +11,7 @@
 
 #include "sim/run/recorder.hpp"
 #include "sim/run/writers/metrics.hpp"
+#include "sim/run/writers/rest_job.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/server/url.hpp"
 
@@ -82,9 +83,19 @@ struct Route {
 };
 const std::vector<Route>& routes() {
   static const std::vector<Route> all = {
+      {{"config"}, "GET"},
       {{"overview"}, "GET"},
+      {{"taskmanagers"}, "GET"},
+      {{"jobmanager", "config"}, "GET"},
+      {{"jobs"}, "GET"},
       {{"jobs", "overview"}, "GET"},
-      {{"jobs", ":jid"}, "PATCH"},
+      {{"jobs", ":jid"}, "GET, PATCH"},
+      {{"jobs", ":jid", "plan"}, "GET"},
+      {{"jobs", ":jid", "config"}, "GET"},
+      {{"jobs", ":jid", "exceptions"}, "GET"},
+      {{"jobs", ":jid", "vertices", ":vid"}, "GET"},
+      {{"jobs", ":jid", "vertices", ":vid", "backpressure"}, "GET"},
+      {{"jobs", ":jid", "vertices", ":vid", "watermarks"}, "GET"},
       {{"jobs", ":jid", "checkpoints"}, "GET, POST"},
       {{"jobs", ":jid", "checkpoints", "config"}, "GET"},
       {{"jobs", ":jid", "checkpoints", ":triggerid"}, "GET"},
@@ -215,18 +226,44 @@ HttpResponse RestApi::get(const Snapshot& s, const std::string& path,
   }
   if (seg == std::vector<std::string>{"jobmanager", "metrics"})
     return json_response(200, run::rest_jobmanager_metrics(r, query_list(query, "get")));
+  if (seg == std::vector<std::string>{"config"})
+    return json_response(200, run::rest_dashboard_config(r));
+  if (seg == std::vector<std::string>{"taskmanagers"})
+    return json_response(200, run::rest_taskmanagers(r));
+  if (seg == std::vector<std::string>{"jobmanager", "config"})
+    return json_response(200, run::rest_jobmanager_config(r));
+  if (seg == std::vector<std::string>{"jobs"}) return json_response(200, run::rest_jobs(r));
   if (seg.size() == 2 && seg[1] == "overview")
     return json_response(200, run::rest_jobs_overview(r));
   // /jobs/:jid/...
   const std::string& jid = seg[1];
   if (!is_hex_id(jid)) return bad_parameter("jobid", jid);
   if (jid != r.job_id) return error_response(404, "Job " + jid + " not found");
+  if (seg.size() == 2) return json_response(200, run::rest_job_details(r));
   const std::string& what = seg[2];
   if (what == "metrics") return json_response(200, run::rest_job_metrics(r, query_list(query, "get")));
+  if (what == "plan") return json_response(200, run::rest_job_plan(r));
+  if (what == "config") return json_response(200, run::rest_job_config(r));
+  if (what == "exceptions") {
+    // JobExceptionsHandler: maxExceptions, 20 by default.
+    const std::string max_text = query_value(query, "maxExceptions").value_or("20");
+    const auto max = parse_id(max_text);
+    if (!max || *max < 0)
+      return error_response(400, "Bad request, could not parse parameters: Cannot resolve query "
+                                 "parameter (maxExceptions) from value \"" + max_text + "\".");
+    return json_response(200, run::rest_job_exceptions(r, static_cast<int>(std::min<std::int64_t>(*max, 1 << 20))));
+  }
   if (what == "vertices") {
     const std::string& vid = seg[3];
     if (!is_hex_id(vid)) return bad_parameter("vertexid", vid);
     const int v = vertex_index(r, vid);
+    if (seg.size() == 4 || seg[4] == "backpressure" || seg[4] == "watermarks") {
+      // AbstractJobVertexHandler: a vertex the job does not have.
+      if (v < 0) return error_response(404, "No vertex with ID '" + vid + "' exists.");
+      if (seg.size() == 4) return json_response(200, run::rest_vertex_details(r, v));
+      if (seg[4] == "backpressure") return json_response(200, run::rest_vertex_backpressure(r, v));
+      return json_response(200, run::rest_vertex_watermarks(r, v));
+    }
     // The metric handlers answer [] for what the MetricStore holds nothing of.
     if (seg.back() == "metrics" && seg.size() == 5)
       return json_response(200, v < 0 ? ordered_json::array()

@@ -96,6 +96,15 @@ TEST_CASE("serve answers Flink's error bodies and status codes") {
   CHECK(r.body == errors_body("Could not find checkpointing statistics for checkpoint 999."));
   r = served.get("/jobs/" + jid + "/checkpoints/details/x1");
   CHECK(r.status == 400);
+  r = served.get("/jobs/" + jid + "/vertices/ffffffffffffffffffffffffffffffff");
+  CHECK(r.status == 404);
+  CHECK(r.body == errors_body("No vertex with ID 'ffffffffffffffffffffffffffffffff' exists."));
+  CHECK(served.get("/jobs/" + jid + "/exceptions?maxExceptions=x").status == 400);
+  CHECK(served.get("/jobs/" + jid + "/exceptions?maxExceptions=5").status == 200);
+  // The metric handlers answer [] for what they hold nothing of.
+  r = served.get("/jobs/" + jid + "/vertices/ffffffffffffffffffffffffffffffff/metrics");
+  CHECK(r.status == 200);
+  CHECK(r.body == "[]\n");
   r = served.api.handle({"DELETE", "/v1/jobs/overview", ""});
   CHECK(r.status == 405);
   CHECK(r.allow == "GET");
