@@ -9,6 +9,7 @@
 
 #include "analysis/import/import.hpp"
 #include "analysis/import/log_lines.hpp"
+#include "analysis/import/numbers.hpp"
 #include "sim/model/types.hpp"
 #include "sim/run/recorder.hpp"
 
@@ -36,6 +37,10 @@ const std::regex kSubmission(R"(Received (?:JobGraph|job) submission '?(.*?)'? \
 const std::regex kSubmissionOld(R"(Received JobGraph submission ([0-9a-f]{32}) \((.*)\))");
 const std::regex kTaskState(R"(^(.+) \((\d+)/(\d+)\)(?: - execution #\d+)? (?:\((\S+)\) )?switched from ([A-Z]+) to ([A-Z]+))");
 const std::regex kRestore(R"(Restoring job ([0-9a-f]{32}) from (?:latest valid checkpoint: )?(Checkpoint|CHECKPOINT|Savepoint|SAVEPOINT) (\d+) @ (\d+) for ([0-9a-f]{32})(?: located at (.*?))?\.?$)");
+// Longer messages are not matched (std::regex recurses per character: a hostile 4 MiB line
+// would exhaust the stack); Flink's checkpoint and state lines are far shorter.
+constexpr std::size_t kMaxMessage = 4096;
+
 const std::regex kVersion(R"(Version: (\d+\.\d+(?:\.\d+)?))");
 
 std::string fmt_two(std::int64_t v) {
@@ -128,6 +133,7 @@ Imported import_log(std::string_view text, const std::string& name) {
   std::map<std::string, int> mentions;
   static const std::regex kJid("[0-9a-f]{32}");
   for (const LogLine& l : lines) {
+    if (l.message.size() > kMaxMessage) continue;
     if (l.message.find("heckpoint") == std::string::npos && l.message.find("switched from state") == std::string::npos)
       continue;
     for (auto it = std::sregex_iterator(l.message.begin(), l.message.end(), kJid);
@@ -146,8 +152,9 @@ Imported import_log(std::string_view text, const std::string& name) {
   std::optional<std::int64_t> offset;
   for (const LogLine& l : lines) {
     std::smatch t;
-    if (l.clock != LogClock::none && std::regex_search(l.message, t, kTrigger)) {
-      const std::int64_t delta = std::stoll(t[3]) - l.clock_ms;
+    if (l.clock != LogClock::none && l.message.size() <= kMaxMessage &&
+        l.message.find("Triggering") != std::string::npos && std::regex_search(l.message, t, kTrigger)) {
+      const std::int64_t delta = difference(read_integer(t[3].str()), l.clock_ms);
       constexpr std::int64_t kQuarter = 15 * 60 * 1000;
       offset = l.clock == LogClock::relative ? delta
                                              : (delta >= 0 ? (delta + kQuarter / 2) / kQuarter
@@ -169,7 +176,7 @@ Imported import_log(std::string_view text, const std::string& name) {
                            " (read from a trigger line's epoch)");
   const auto epoch_of = [&](const LogLine& l) -> std::optional<std::int64_t> {
     if (l.clock == LogClock::none) return std::nullopt;
-    return l.clock_ms + offset.value_or(0);
+    return difference(l.clock_ms, -offset.value_or(0));
   };
   // Simulated time 0 is the first timestamp, or an earlier trigger's "@ <epoch ms>" (Flink logs
   // the trigger a few ms after the timestamp it takes).
@@ -181,12 +188,13 @@ Imported import_log(std::string_view text, const std::string& name) {
     }
   for (const LogLine& l : lines) {
     std::smatch t;
-    if (l.message.find("Triggering") != std::string::npos && std::regex_search(l.message, t, kTrigger) &&
-        (start < 0 || std::stoll(t[3]) < start))
-      start = std::stoll(t[3]);
+    if (l.message.size() <= kMaxMessage && l.message.find("Triggering") != std::string::npos &&
+        std::regex_search(l.message, t, kTrigger) &&
+        (start < 0 || read_integer(t[3].str()) < start))
+      start = read_integer(t[3].str());
   }
   r.start_epoch_ms = start < 0 ? 0 : start;
-  const auto at = [&](std::int64_t epoch_ms) { return core::milliseconds(epoch_ms - r.start_epoch_ms); };
+  const auto at = [&](std::int64_t epoch_ms) { return sim_ms(difference(epoch_ms, r.start_epoch_ms)); };
   std::int64_t last_ms = r.start_epoch_ms;
 
   std::map<std::int64_t, std::size_t> by_id;  // checkpoint id -> index in r.checkpoints
@@ -221,13 +229,17 @@ Imported import_log(std::string_view text, const std::string& name) {
     const SimTime now = at(now_ms);
     r.log.push_back({now, level_of(l.level), l.logger, l.message, l.throwable});
     const std::string& msg = l.message;
+    if (msg.size() > kMaxMessage) {
+      problem(l.line, "a message of " + std::to_string(msg.size()) + " characters; not read");
+      continue;
+    }
     if (report.flink_version.empty() && std::regex_search(msg, m, kVersion) &&
         msg.find("Starting") != std::string::npos)
       report.flink_version = m[1];
     if (msg.find("heckpoint") != std::string::npos) {
       if (std::regex_search(msg, m, kTrigger) && m[4] == r.job_id) {
-        CheckpointRecord& c = checkpoint(std::stoll(m[1]));
-        c.trigger_time = at(std::stoll(m[3]));
+        CheckpointRecord& c = checkpoint(read_integer(m[1].str()));
+        c.trigger_time = at(read_integer(m[3].str()));
         const std::string type = m[2];
         type_seen = type_seen || m[2].matched;
         type_class = type_class || type.find("Type{") != std::string::npos;
@@ -242,28 +254,28 @@ Imported import_log(std::string_view text, const std::string& name) {
         continue;
       }
       if (std::regex_search(msg, m, kCompleted) && m[2] == r.job_id) {
-        CheckpointRecord& c = checkpoint(std::stoll(m[1]));
+        CheckpointRecord& c = checkpoint(read_integer(m[1].str()));
         c.status = CheckpointStatus::completed;
         c.end_time = now;
-        c.imported_size = std::stoll(m[3]);
+        c.imported_size = read_integer(m[3].str());
         const std::string duration = m[4].matched ? m[4].str() : m[6].str();
         duration_field = duration_field || m[4].matched;
         if (!duration.empty() && c.trigger_time >= 0)
-          c.latest_ack_time = c.trigger_time + core::milliseconds(std::stoll(duration));
+          c.latest_ack_time = c.trigger_time + sim_ms(read_integer(duration));
         else
           c.latest_ack_time = now;
         continue;
       }
       if (std::regex_search(msg, m, kExpired) && m[2] == r.job_id) {
-        fail(checkpoint(std::stoll(m[1])), now, model::CheckpointFailureReason::checkpoint_expired, "");
+        fail(checkpoint(read_integer(m[1].str())), now, model::CheckpointFailureReason::checkpoint_expired, "");
         continue;
       }
       if (std::regex_search(msg, m, kTriggerFailed) && m[2] == r.job_id) {
         // "failed due to {}": a 1.19 logging slip; the exception is below the line.
         const std::string detail = m[4].matched ? m[4].str() : exception_message(l);
         const auto reason = reason_of(detail);
-        fail(checkpoint(std::stoll(m[1])), now, reason, detail);
-        if (!reason) checkpoint(std::stoll(m[1])).failure_message = detail;
+        fail(checkpoint(read_integer(m[1].str())), now, reason, detail);
+        if (!reason) checkpoint(read_integer(m[1].str())).failure_message = detail;
         continue;
       }
       if (std::regex_search(msg, m, kTriggerAborted) && (m[1] == r.job_id || m[2] == r.job_id)) {
@@ -276,18 +288,18 @@ Imported import_log(std::string_view text, const std::string& name) {
         const auto reason = decline_reason(l) ? decline_reason(l) : reason_of(detail);
         if (!reason && detail.empty()) {
           // The reason is in a stack trace the excerpt does not have.
-          CheckpointRecord& c = checkpoint(std::stoll(m[1]));
+          CheckpointRecord& c = checkpoint(read_integer(m[1].str()));
           if (c.status != CheckpointStatus::completed) {
             c.status = CheckpointStatus::failed;
             if (c.end_time < 0) c.end_time = now;
           }
           continue;
         }
-        fail(checkpoint(std::stoll(m[1])), now, reason, detail);
+        fail(checkpoint(read_integer(m[1].str())), now, reason, detail);
         continue;
       }
       if (std::regex_search(msg, m, kDecline) && m[3] == r.job_id) {
-        CheckpointRecord& c = checkpoint(std::stoll(m[1]));
+        CheckpointRecord& c = checkpoint(read_integer(m[1].str()));
         if (const auto reason = decline_reason(l); reason && !c.failure_reason)
           fail(c, now, reason, "");
         else if (c.failure_message.empty())
@@ -319,7 +331,7 @@ Imported import_log(std::string_view text, const std::string& name) {
     }
     if (msg.find("Restoring job") != std::string::npos && std::regex_search(msg, m, kRestore) &&
         m[1] == r.job_id) {
-      r.latest_restored = run::RestoreRecord{std::stoll(m[3]), now, m[2] == "Savepoint" || m[2] == "SAVEPOINT",
+      r.latest_restored = run::RestoreRecord{read_integer(m[3].str()), now, m[2] == "Savepoint" || m[2] == "SAVEPOINT",
                                               m[6].matched ? m[6].str() : std::string()};
       ++r.counts.restored;
       continue;
@@ -331,7 +343,7 @@ Imported import_log(std::string_view text, const std::string& name) {
         run::VertexInfo v;
         v.name = vertex;
         v.id = run::stable_id("imported-vertex/" + vertex);
-        v.parallelism = std::stoi(m[3]);
+        v.parallelism = static_cast<int>(std::min<std::int64_t>(read_integer(m[3].str()), 1 << 20));
         r.vertices.push_back(v);
       }
     }

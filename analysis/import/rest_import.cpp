@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "analysis/import/import.hpp"
+#include "analysis/import/numbers.hpp"
 #include "sim/model/types.hpp"
 
 namespace ckptsim::analysis {
@@ -22,6 +23,12 @@ using run::CheckpointStatus;
 std::int64_t integer(const json& j, const char* key, std::int64_t otherwise = -1) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return otherwise;
+  if (it->is_number_float()) {  // a double from a non-Flink writer: clamped, not undefined
+    const double d = it->get<double>();
+    return d != d ? otherwise : static_cast<std::int64_t>(std::clamp(d, -9.0e15, 9.0e15));
+  }
+  if (it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    return INT64_MAX;
   return it->get<std::int64_t>();
 }
 
@@ -62,7 +69,7 @@ void merge_checkpoint(run::RunResult& r, const json& e) {
   const std::int64_t id = integer(e, "id");
   if (id < 0) return;
   CheckpointRecord& c = checkpoint(r, id);
-  const auto at = [&](std::int64_t epoch) { return core::milliseconds(epoch - r.start_epoch_ms); };
+  const auto at = [&](std::int64_t epoch) { return sim_ms(difference(epoch, r.start_epoch_ms)); };
   const std::string status = text(e, "status");
   if (const std::int64_t t = integer(e, "trigger_timestamp"); t > 0) c.trigger_time = at(t);
   if (const std::int64_t t = integer(e, "latest_ack_timestamp"); t > 0) c.latest_ack_time = at(t);
@@ -76,7 +83,7 @@ void merge_checkpoint(run::RunResult& r, const json& e) {
   if (status == "COMPLETED") {
     c.status = CheckpointStatus::completed;
     const std::int64_t duration = integer(e, "end_to_end_duration");
-    if (duration >= 0 && c.end_time < 0) c.end_time = c.trigger_time + core::milliseconds(duration);
+    if (duration >= 0 && c.end_time < 0) c.end_time = c.trigger_time + sim_ms(duration);
     if (c.external_path.empty()) c.external_path = text(e, "external_path");
     c.discarded = e.value("discarded", false);
   } else if (status == "FAILED") {
@@ -114,7 +121,7 @@ std::string merge_rest_json(const json& j, run::RunResult& r) {
       if (restored.is_object() && integer(restored, "id") >= 0)
         r.latest_restored = run::RestoreRecord{
             integer(restored, "id"),
-            core::milliseconds(integer(restored, "restore_timestamp", r.start_epoch_ms) - r.start_epoch_ms),
+            sim_ms(difference(integer(restored, "restore_timestamp", r.start_epoch_ms), r.start_epoch_ms)),
             restored.value("is_savepoint", false), text(restored, "external_path")};
     }
     const json& counts = j["counts"];
@@ -163,9 +170,9 @@ std::string merge_rest_json(const json& j, run::RunResult& r) {
     const std::int64_t interval = integer(j, "interval");
     // Long.MAX_VALUE: checkpointing off.
     if (interval > 0 && interval < (std::int64_t{1} << 62))
-      r.flink.checkpointing.interval = core::milliseconds(interval);
-    if (const std::int64_t t = integer(j, "timeout"); t > 0) r.flink.checkpointing.timeout = core::milliseconds(t);
-    if (const std::int64_t p = integer(j, "min_pause"); p >= 0) r.flink.checkpointing.min_pause = core::milliseconds(p);
+      r.flink.checkpointing.interval = sim_ms(interval);
+    if (const std::int64_t t = integer(j, "timeout"); t > 0) r.flink.checkpointing.timeout = sim_ms(t);
+    if (const std::int64_t p = integer(j, "min_pause"); p >= 0) r.flink.checkpointing.min_pause = sim_ms(p);
     if (const std::int64_t n = integer(j, "max_concurrent"); n > 0) r.flink.checkpointing.max_concurrent = static_cast<int>(n);
     if (const std::int64_t n = integer(j, "tolerable_failed_checkpoints"); n >= 0)
       r.flink.checkpointing.tolerable_failed = static_cast<int>(n);
