@@ -79,7 +79,8 @@ class Pacer {
       const bool due = Clock::now() - published >=
                        std::chrono::duration<double>(options_.publish_interval_s);
       const bool moved = live_.now() != before || acted;
-      if (moved && (reached || due) && (options_.speed > 0 || live_.finished() || due)) {
+      // A snapshot copies the run so far: at most one per publish interval, and the last.
+      if (moved && (due || live_.finished())) {
         publish();
         published = Clock::now();
       }

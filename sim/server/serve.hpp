@@ -21,7 +21,7 @@ struct ServeOptions {
   std::string cors_origin;            // Access-Control-Allow-Origin (empty: no CORS headers)
   std::optional<std::uint64_t> seed;
   ServerLimits limits;
-  double publish_interval_s = 0.1;    // how often a paced run publishes a new snapshot
+  double publish_interval_s = 0.05;   // how often a moving run publishes a new snapshot
   bool exit_when_finished = false;    // stop serving once the scenario's duration is over
 };
 
