@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/support/run_file.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/metrics.hpp"
 #include "sim/run/writers/writers.hpp"
@@ -20,23 +21,15 @@ namespace {
 using nlohmann::ordered_json;
 using namespace ckptsim;
 
-run::RunResult run_file(const std::string& file, std::optional<core::Duration> duration = {}) {
-  const auto loaded = scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) + "/" + file);
-  REQUIRE(loaded.ok());
-  model::Scenario s = *loaded.scenario;
-  if (duration) s.duration = *duration;
-  return run::run(s);
-}
-
 // The seed scenario (a CDC -> Doris job that fails over) and a back-pressured one: the sink of
 // short-sink-stall stalls from 12 to 16 min, the run is stopped at 14 min.
 const run::RunResult& seed_run() {
-  static const run::RunResult r = run_file("scenarios/seed/doris-cdc-table-swap.yaml");
+  static const run::RunResult r = tests::run_file("scenarios/seed/doris-cdc-table-swap.yaml");
   return r;
 }
 const run::RunResult& back_pressured_run() {
   static const run::RunResult r =
-      run_file("scenarios/examples/short-sink-stall.yaml", core::minutes(14));
+      tests::run_file_until("scenarios/examples/short-sink-stall.yaml", core::minutes(14));
   return r;
 }
 
@@ -382,7 +375,7 @@ TEST_CASE("REST and Prometheus show the same value for every metric") {
 TEST_CASE("a snapshot taken mid-run shows its in-progress checkpoint") {
   // stalled-sink stops at 14 min: the checkpoint triggered at 12 min waits behind the stalled
   // sink (it expires only at 22 min).
-  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml", core::minutes(14));
+  const run::RunResult r = tests::run_file_until("scenarios/examples/stalled-sink.yaml", core::minutes(14));
   const ordered_json checkpoints = run::rest_checkpoints(r);
   std::int64_t in_history = 0;
   for (const auto& c : checkpoints["history"]) in_history += c["status"] == "IN_PROGRESS";

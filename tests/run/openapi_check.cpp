@@ -4,6 +4,7 @@
 #include "tests/run/openapi_check.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -476,6 +477,16 @@ std::vector<std::string> OpenApiSpec::validate(const ordered_json& value, const 
 std::filesystem::path flink_spec_path() {
   return std::filesystem::path(CKPTSIM_SOURCE_DIR) / "tests" / "run" / "data" /
          "rest_v1_dispatcher.flink-1.20-branchcut.yml";
+}
+
+const OpenApiSpec& flink_spec() {
+  static const OpenApiSpec loaded = [] {
+    std::string error;
+    auto s = OpenApiSpec::load(flink_spec_path(), &error);
+    if (!s) throw std::runtime_error(error);
+    return *s;
+  }();
+  return loaded;
 }
 
 std::optional<std::string> schema_for_rest_path(const std::string& relative_path) {

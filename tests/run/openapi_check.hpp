@@ -54,6 +54,8 @@ class OpenApiSpec {
 
 // The copy of Flink's 1.20 spec kept in the repository.
 std::filesystem::path flink_spec_path();
+// That spec, loaded once (a test fails if it cannot be).
+const OpenApiSpec& flink_spec();
 
 // The component schema of a file under a written rest/ directory, by its path relative to it
 // ("jobs/<jid>/checkpoints.json" -> "CheckpointingStatistics"); nothing for unknown paths.

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "tests/support/run_file.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/rest_job.hpp"
 #include "sim/run/writers/writers.hpp"
@@ -20,19 +21,9 @@ namespace {
 using nlohmann::ordered_json;
 using namespace ckptsim;
 
-const tests::OpenApiSpec& spec() {
-  static const tests::OpenApiSpec loaded = [] {
-    std::string error;
-    auto s = tests::OpenApiSpec::load(tests::flink_spec_path(), &error);
-    if (!s) FAIL(error);
-    return *s;
-  }();
-  return loaded;
-}
-
 std::string violations(const ordered_json& body, const std::string& schema) {
   std::string text;
-  for (const auto& v : spec().validate(body, schema)) text += v + "\n";
+  for (const auto& v : tests::flink_spec().validate(body, schema)) text += v + "\n";
   return text;
 }
 
@@ -52,14 +43,6 @@ void check_schemas(const run::RunResult& r) {
     CHECK(violations(run::rest_vertex_backpressure(r, v), "JobVertexBackPressureInfo").empty());
     CHECK(violations(run::rest_vertex_watermarks(r, v), "MetricCollectionResponseBody").empty());
   }
-}
-
-run::RunResult run_file(const std::string& file, std::optional<core::Duration> duration = {}) {
-  const auto loaded = scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) + "/" + file);
-  REQUIRE(loaded.ok());
-  model::Scenario s = *loaded.scenario;
-  if (duration) s.duration = *duration;
-  return run::run(s);
 }
 
 // The time the scheduler received the checkpoint-expiry global failure, from the JobManager log.
@@ -99,7 +82,7 @@ TEST_CASE("the job, vertex and cluster REST bodies conform to Flink's 1.20 OpenA
 
 TEST_CASE("a run's REST files of every endpoint pass the spec check, one file per URL",
           "[e2e][rest]") {
-  const run::RunResult r = run_file("scenarios/examples/tolerable-failures-zero.yaml");
+  const run::RunResult r = tests::run_file("scenarios/examples/tolerable-failures-zero.yaml");
   const auto dir = std::filesystem::temp_directory_path() / "ckptsim-rest-job-e2e";
   std::filesystem::remove_all(dir);
   std::string error;
@@ -132,7 +115,7 @@ TEST_CASE("a run's REST files of every endpoint pass the spec check, one file pe
 }
 
 TEST_CASE("status counts add up to the vertices and each vertex's tasks to its parallelism") {
-  const run::RunResult r = run_file("scenarios/seed/unaligned.yaml");
+  const run::RunResult r = tests::run_file("scenarios/seed/unaligned.yaml");
   const ordered_json job = run::rest_job_details(r);
   CHECK(job["jid"] == r.job_id);
   CHECK(job["state"] == model::to_string(r.final_status));
@@ -156,12 +139,11 @@ TEST_CASE("status counts add up to the vertices and each vertex's tasks to its p
 }
 
 TEST_CASE("a mid-run snapshot during the failover shows RESTARTING and the expiry as the cause") {
-  const run::RunResult full = run_file("scenarios/examples/tolerable-failures-zero.yaml");
+  const run::RunResult full = tests::run_file("scenarios/examples/tolerable-failures-zero.yaml");
   const auto failed_at = tolerable_failure_time(full);
   REQUIRE(failed_at);
   // A snapshot just after the failure: the tasks are cancelled, the restart delay runs.
-  const run::RunResult r = run_file("scenarios/examples/tolerable-failures-zero.yaml",
-                                    *failed_at + core::milliseconds(100));
+  const run::RunResult r = tests::run_file_until("scenarios/examples/tolerable-failures-zero.yaml", *failed_at + core::milliseconds(100));
   REQUIRE(r.final_status == model::JobStatus::restarting);
   const std::int64_t failure_ms = run::epoch_ms(r, *failed_at);
 
@@ -242,7 +224,7 @@ TEST_CASE("back-pressure levels follow Flink's thresholds on backPressuredTimeMs
   CHECK(sink["backpressure-level"] == "high");
 
   // And on a real run: every level is the one of its ratio.
-  const run::RunResult real = run_file("scenarios/examples/stalled-sink.yaml");
+  const run::RunResult real = tests::run_file("scenarios/examples/stalled-sink.yaml");
   for (int v = 0; v < static_cast<int>(real.vertices.size()); ++v) {
     const ordered_json b = run::rest_vertex_backpressure(real, v);
     double max_ratio = 0;
@@ -255,7 +237,7 @@ TEST_CASE("back-pressure levels follow Flink's thresholds on backPressuredTimeMs
 }
 
 TEST_CASE("task managers, cluster configuration and dashboard configuration agree with the run") {
-  const run::RunResult r = run_file("scenarios/examples/tolerable-failures-zero.yaml");
+  const run::RunResult r = tests::run_file("scenarios/examples/tolerable-failures-zero.yaml");
   const ordered_json tms = run::rest_taskmanagers(r)["taskmanagers"];
   REQUIRE(tms.size() == static_cast<std::size_t>(r.taskmanagers));
   int slots = 0, free = 0;
@@ -312,7 +294,7 @@ TEST_CASE("the schema checker still rejects what the new wire differences do not
 TEST_CASE("exceptions cover the latest submission; all-exceptions only the current attempt's") {
   // Stopped with a savepoint, started again, then every attempt fails at start-up until the
   // restart strategy gives up.
-  const run::RunResult r = run_file("scenarios/examples/doris-label-collision.yaml");
+  const run::RunResult r = tests::run_file("scenarios/examples/doris-label-collision.yaml");
   REQUIRE(r.submissions == 2);
   REQUIRE(r.final_status == model::JobStatus::failed);
   const ordered_json e = run::rest_job_exceptions(r, 100);
