@@ -15,8 +15,9 @@ MAKEFLAGS += --no-print-directory
 DEBIAN_PACKAGES = cmake g++ make libboost-dev libtbb-dev libfmt-dev catch2 libbenchmark-dev \
                   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
 # Only `make test` needs these: the HTML report opened in headless Chromium, the trace checked
-# against its JSON schema (tests/report/); clang and its libFuzzer runtime for tests/fuzz.
-TEST_DEBIAN_PACKAGES = chromium python3 python3-jsonschema
+# against its JSON schema (tests/report/); `ckptsim serve` against curl, a real Prometheus and
+# wrk (tests/server/); clang and its libFuzzer runtime for tests/fuzz.
+TEST_DEBIAN_PACKAGES = chromium python3 python3-jsonschema curl prometheus wrk
 FUZZ_DEBIAN_PACKAGES = clang libclang-rt-14-dev
 
 .PHONY: deps test-deps fuzz-deps configure build run test test-release bench asan tsan \
@@ -73,6 +74,7 @@ test-release: build test-deps
 	mkdir -p $(BUILD_DIR)/tmp && TMPDIR=$(abspath $(BUILD_DIR))/tmp ./$(BUILD_DIR)/bin/ckptsim_tests
 	./$(BUILD_DIR)/bin/ckptsim test scenarios
 	./tests/report/run_checks.sh $(BUILD_DIR)
+	./tests/server/run_clients.sh $(BUILD_DIR)
 
 bench: build
 	./$(BUILD_DIR)/bin/ckptsim_bench

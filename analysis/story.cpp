@@ -90,12 +90,19 @@ std::string human_duration(core::Duration d) {
 
 std::string format_story(const run::RunResult& r) {
   std::string out;
-  out += fmt::format("ckptsim run: {} (Flink {}, seed {}), job {} ({})\n", r.scenario_name,
-                     model::to_string(r.flink_version), r.seed, r.job_name, r.job_id);
-  // The wall clock of simulated time 0, as the jobmanager.log prints it (without millis).
-  out += fmt::format("simulated {} from {} UTC{}\n\n", human_duration(r.end_time),
-                     run::format_log_timestamp(r.start_epoch_ms).substr(0, 19),
-                     r.stopped_early ? " (stopped early by --max-wall: a partial run)" : "");
+  if (!r.imported_from.empty()) {
+    out += fmt::format("ckptsim import: {} (Flink {}), job {} ({})\n", r.imported_from,
+                       r.imported_version, r.job_name, r.job_id);
+    out += fmt::format("the files span {} from {} UTC\n\n", human_duration(r.end_time),
+                       run::format_log_timestamp(r.start_epoch_ms).substr(0, 19));
+  } else {
+    out += fmt::format("ckptsim run: {} (Flink {}, seed {}), job {} ({})\n", r.scenario_name,
+                       model::to_string(r.flink_version), r.seed, r.job_name, r.job_id);
+    // The wall clock of simulated time 0, as the jobmanager.log prints it (without millis).
+    out += fmt::format("simulated {} from {} UTC{}\n\n", human_duration(r.end_time),
+                       run::format_log_timestamp(r.start_epoch_ms).substr(0, 19),
+                       r.stopped_early ? " (stopped early by --max-wall: a partial run)" : "");
+  }
   std::vector<Row> rows;
   auto add_checkpoints = [&](const std::vector<run::CheckpointRecord>& list) {
     for (const run::CheckpointRecord& c : list) {
@@ -106,7 +113,8 @@ std::string format_story(const run::RunResult& r) {
       std::string text =
           fmt::format("{}  {:>5}  {:<15} {:<11} {:>14} {:>7}  {}", clock(c.trigger_time), c.id,
                       kind_name(c), status_name(c), duration,
-                      fmt::format("{}/{}", c.num_acknowledged, c.num_subtasks), reason);
+                      c.num_subtasks > 0 ? fmt::format("{}/{}", c.num_acknowledged, c.num_subtasks) : "-",
+                      reason);
       // Why it waited (issue: explain each failed checkpoint), one indented line per subtask.
       for (const run::WaitRecord& w : c.waits) {
         if (w.kind == "acknowledged") continue;
@@ -153,8 +161,13 @@ std::string format_story(const run::RunResult& r) {
   out += fmt::format(
       "\ncheckpoints: {} triggered, {} completed, {} failed, {} in progress (latest submission)\n",
       n.total, n.completed, n.failed, n.in_progress);
-  out += fmt::format("job: {} failover(s), {} restart(s), {} records replayed, final status {}\n",
-                     r.failovers, r.restarts, r.replayed_records, model::to_string(r.final_status));
+  if (r.imported_from.empty())
+    out += fmt::format("job: {} failover(s), {} restart(s), {} records replayed, final status {}\n",
+                       r.failovers, r.restarts, r.replayed_records,
+                       model::to_string(r.final_status));
+  else  // a real job's files tell nothing of replayed records
+    out += fmt::format("job: {} failover(s), {} restart(s), last status seen {}\n", r.failovers,
+                       r.restarts, model::to_string(r.final_status));
   if (r.lost_records > 0)
     out += fmt::format("data loss: {} records in Kafka transactions the broker aborted\n",
                        r.lost_records);

@@ -24,6 +24,10 @@ Command add_compare_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 // ckptsim report DIR [--out FILE]
 Command add_report_command(CLI::App& app);
+// ckptsim import FILE... [--out DIR]
+Command add_import_command(CLI::App& app);
+// ckptsim serve [SCENARIO] [--speed X|max] [--port N] [--replay OUT_DIR] ...
+Command add_serve_command(CLI::App& app);
 
 // Writes `text` to `path` (through a temporary file); false on failure.
 bool write_text_file(const std::string& path, const std::string& text);

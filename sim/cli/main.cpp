@@ -14,6 +14,7 @@
 #include "analysis/story.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/limits.hpp"
+#include "sim/cli/scenario_input.hpp"
 #include "sim/model/types.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/trace.hpp"
@@ -24,35 +25,9 @@ namespace {
 
 using ckptsim::cli::Limits;
 using ckptsim::scenario::LoadResult;
-
-LoadResult load(const std::string& path, const std::vector<std::string>& sets,
-                const Limits& limits) {
-  if (path.empty())
-    return ckptsim::scenario::load_string(ckptsim::scenario::default_scenario_yaml(),
-                                          "<built-in default scenario>", sets, limits.load);
-  return ckptsim::scenario::load_file(path, sets, limits.load);
-}
-
-std::string count(std::size_t n, const char* what) {
-  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-// Errors (the run cannot start) and warnings (options that have no effect), a compiler's way.
-int report_errors(const LoadResult& loaded) {
-  std::cerr << ckptsim::scenario::format_diagnostics(loaded.diagnostics)
-            << ckptsim::scenario::format_diagnostics(loaded.warnings);
-  const std::size_t shown = loaded.diagnostics.size() - (loaded.errors_not_shown > 0 ? 1 : 0);
-  std::cerr << count(shown + loaded.errors_not_shown, "error");
-  if (!loaded.warnings.empty()) std::cerr << " and " << count(loaded.warnings.size(), "warning");
-  std::cerr << " generated.\n";
-  return ckptsim::cli::kExitScenarioErrors;
-}
-
-void report_warnings(const LoadResult& loaded) {
-  if (loaded.warnings.empty()) return;
-  std::cerr << ckptsim::scenario::format_diagnostics(loaded.warnings)
-            << count(loaded.warnings.size(), "warning") << " generated.\n";
-}
+using ckptsim::cli::load;
+using ckptsim::cli::report_errors;
+using ckptsim::cli::report_warnings;
 
 std::string version_text() {
   std::string flink;
@@ -245,7 +220,8 @@ int main_checked(int argc, char** argv, std::string& doing) {
   const std::vector<ckptsim::cli::Command> commands = {
       ckptsim::cli::add_test_command(app), ckptsim::cli::add_sweep_command(app),
       ckptsim::cli::add_compare_command(app), ckptsim::cli::add_merge_command(app),
-      ckptsim::cli::add_report_command(app)};
+      ckptsim::cli::add_report_command(app), ckptsim::cli::add_serve_command(app),
+      ckptsim::cli::add_import_command(app)};
 
   // A first word that is no command gets its own message (CLI11 says "A subcommand is
   // required", which reads as if none was given).
@@ -256,8 +232,8 @@ int main_checked(int argc, char** argv, std::string& doing) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
     std::cerr << "ckptsim: error: unknown command '" << argv[1]
-              << "'; the commands are run, validate, test, sweep, compare, merge, report and "
-                 "help\n";
+              << "'; the commands are run, validate, test, sweep, compare, merge, report, "
+                 "serve, import and help\n";
     return ckptsim::cli::kExitUsage;
   }
   try {

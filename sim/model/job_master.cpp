@@ -346,66 +346,92 @@ const CompletedCheckpoint* JobMaster::find_start_state(const TimelineAction& act
   return best;
 }
 
-void JobMaster::run_action(const TimelineAction& a) {
+std::size_t JobMaster::request(const TimelineAction& action) {
+  ExternalRequest r;
+  r.coordinator = coordinator_.get();
+  r.checkpoints = action.kind == ActionKind::stop_with_savepoint ||
+                  action.kind == ActionKind::trigger_savepoint ||
+                  action.kind == ActionKind::trigger_checkpoint;
+  r.request_id = run_action(action);
+  requests_.push_back(r);
+  return requests_.size() - 1;
+}
+
+RequestOutcome JobMaster::request_outcome(std::size_t id) const {
+  const ExternalRequest& r = requests_.at(id);
+  if (r.request_id && r.coordinator) return r.coordinator->outcome(*r.request_id);
+  RequestOutcome o;
+  if (r.checkpoints) {
+    // SchedulerBase.triggerSavepoint on a job that is not RUNNING: the plan finds tasks that
+    // are not running (DefaultCheckpointPlanCalculator.checkTasksStarted).
+    o.state = RequestOutcome::State::failed;
+    o.failure = CheckpointFailureReason::not_all_required_tasks_running;
+  } else {
+    o.state = RequestOutcome::State::completed;
+  }
+  return o;
+}
+
+std::optional<std::uint64_t> JobMaster::run_action(const TimelineAction& a) {
   switch (a.kind) {
     case ActionKind::stop_with_savepoint:
-      if (status_ != JobStatus::running) return;
+      if (status_ != JobStatus::running) return std::nullopt;
       observer_.savepoint_requested(sim_.now(), true);
       // SchedulerBase.stopWithSavepoint: periodic checkpointing stops first; it restarts if the
       // savepoint fails.
       coordinator_->stop_checkpoint_scheduler();
       stop_request_ = coordinator_->trigger_synchronous_savepoint();
-      return;
+      return stop_request_;
     case ActionKind::trigger_savepoint:
-      if (status_ != JobStatus::running) return;
+      if (status_ != JobStatus::running) return std::nullopt;
       observer_.savepoint_requested(sim_.now(), false);
-      coordinator_->trigger_savepoint();
-      return;
+      return coordinator_->trigger_savepoint();
     case ActionKind::trigger_checkpoint:
-      if (status_ == JobStatus::running) coordinator_->trigger_checkpoint(false);
-      return;
+      if (status_ != JobStatus::running) return std::nullopt;
+      return coordinator_->trigger_checkpoint(false);
     case ActionKind::start:
-      if (!is_globally_terminal(status_)) return;  // the job is still there
+      if (!is_globally_terminal(status_)) return std::nullopt;  // the job is still there
       if (a.flink) flink_ = a.flink;
       submit(find_start_state(a));
-      return;
+      return std::nullopt;
     case ActionKind::fail_task:
       if (status_ == JobStatus::running)
         enqueue_failure({"org.apache.flink.util.FlinkException",
                          "Task " + a.vertex + " failed (scenario timeline).", std::nullopt,
                          std::nullopt});
-      return;
+      return std::nullopt;
     case ActionKind::cancel:
-      if (is_globally_terminal(status_)) return;
+      if (is_globally_terminal(status_)) return std::nullopt;
       transition(JobStatus::cancelling);
       tasks_.cancel();
-      return;
+      return std::nullopt;
     case ActionKind::stall:
     case ActionKind::gc_pause:
     case ActionKind::lose_taskmanager:
-    case ActionKind::slow_down: return;  // installed at start
+    case ActionKind::slow_down: return std::nullopt;  // installed at start
     case ActionKind::set_rate:
     case ActionKind::hold_checkpoint_lock: {
       const int task = task_of_operator(scenario_.job, a.vertex);
-      if (task < 0) return;
+      if (task < 0) return std::nullopt;
       if (a.kind == ActionKind::set_rate)
         tasks_.set_source_rate(task, a.rate);
       else
         tasks_.hold_checkpoint_lock(task, a.duration);
-      return;
+      return std::nullopt;
     }
     case ActionKind::fire_timers: {
       const int task = task_of_operator(scenario_.job, a.vertex);
       if (task >= 0) tasks_.fire_timers(task, a.timers, *a.duration);
-      return;
+      return std::nullopt;
     }
     case ActionKind::reject_load:
     case ActionKind::create_table:
     case ActionKind::drop_table:
     case ActionKind::rename_table:
     case ActionKind::swap_table:
-    case ActionKind::drop_database: tasks_.system_action(a); return;
+    case ActionKind::drop_database: tasks_.system_action(a); return std::nullopt;
   }
+  return std::nullopt;
 }
 
 void JobMaster::request_finished(std::uint64_t request_id, const RequestOutcome& outcome) {

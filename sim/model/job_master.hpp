@@ -31,6 +31,13 @@ class JobMaster final : public core::EventHandler,
   // Submits the job at the current time and schedules the timeline.
   void start();
 
+  // A request from outside the timeline (the REST API's savepoint, stop-with-savepoint, cancel
+  // and checkpoint operations): carried out now, as the timeline action of its kind. Returns an
+  // id to follow it by with request_outcome(); an action that checkpoints nothing (cancel)
+  // completes at once, one the job's state refuses fails with Flink's reason.
+  std::size_t request(const TimelineAction& action);
+  RequestOutcome request_outcome(std::size_t id) const;
+
   JobStatus status() const { return status_; }
   int failovers() const { return failovers_; }
   int restarts() const { return restarts_; }
@@ -87,7 +94,9 @@ class JobMaster final : public core::EventHandler,
   // DefaultScheduler.maybeRestartTasks: restartTasksWithDelay, or the job fails.
   void maybe_restart_tasks();
   void restart_tasks();
-  void run_action(const TimelineAction& action);
+  // Carries out a timeline action; the coordinator's request id when it triggered a checkpoint
+  // or savepoint.
+  std::optional<std::uint64_t> run_action(const TimelineAction& action);
   const CompletedCheckpoint* find_start_state(const TimelineAction& action) const;
 
   core::Simulation& sim_;
@@ -114,6 +123,13 @@ class JobMaster final : public core::EventHandler,
   core::RandomStream failure_rng_;
   std::vector<MasterStepSpec> master_steps_;  // of the current coordinator
   std::shared_ptr<const FlinkConfig> flink_;  // the current submission's, if changed
+  // request(): the coordinator and its request id of each (none: refused or nothing to follow).
+  struct ExternalRequest {
+    const CheckpointCoordinator* coordinator = nullptr;
+    std::optional<std::uint64_t> request_id;
+    bool checkpoints = false;  // a savepoint or checkpoint was asked for
+  };
+  std::vector<ExternalRequest> requests_;
 };
 
 }  // namespace ckptsim::model

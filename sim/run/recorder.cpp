@@ -53,7 +53,11 @@ Recorder::Recorder(const model::Scenario& scenario, std::string job_id) : scenar
   int max_parallelism = 1;
   for (const model::VertexSpec& v : scenario.job.vertices) {
     result_.vertices.push_back({stable_id(scenario.job.name + "/" + v.name), v.name, v.parallelism});
+    result_.vertices.back().ship = v.ship;
+    result_.vertices.back().record_size = v.record_size;
     max_parallelism = std::max(max_parallelism, v.parallelism);
+    subtask_offset_.push_back(subtasks_);
+    subtasks_ += static_cast<std::size_t>(std::max(0, v.parallelism));
   }
   // The job graph's edges, for the trace's barrier arrows.
   for (std::size_t i = 0; i < scenario.job.vertices.size(); ++i) {
@@ -71,6 +75,7 @@ Recorder::Recorder(const model::Scenario& scenario, std::string job_id) : scenar
                         : (max_parallelism + scenario.cluster.taskmanagers - 1) /
                               scenario.cluster.taskmanagers;
   result_.slots_total = slots * scenario.cluster.taskmanagers;
+  result_.executions.resize(subtasks_);
 }
 
 void Recorder::log(SimTime t, LogLevel level, const char* logger, std::string message,
@@ -115,7 +120,10 @@ void Recorder::job_submitted(SimTime t, int submission) {
   execution_graph_id_ = stable_id(fmt::format("{}/{}/eg{}", scenario_.name, scenario_.seed,
                                               submission));
   result_.submissions = submission;
+  result_.submission_time = t;
   if (submission > 1) {
+    // New Executions of a new ExecutionGraph.
+    result_.executions.assign(subtasks_, SubtaskExecution{});
     // A new submission has a new ExecutionGraph: new statistics, ids from its restore point.
     for (CheckpointRecord& c : result_.checkpoints) result_.earlier_checkpoints.push_back(c);
     result_.checkpoints.clear();
@@ -164,6 +172,7 @@ void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobSt
 
 void Recorder::task_state_changed(SimTime t, model::TaskRef task, model::ExecutionState from,
                                   model::ExecutionState to) {
+  record_execution_state(t, task, from, to);
   // Execution.transitionState: " on <location>" only for a transition with an error, which
   // task_failed logs with its exception.
   if (to == model::ExecutionState::failed) {
@@ -183,6 +192,23 @@ void Recorder::task_state_changed(SimTime t, model::TaskRef task, model::Executi
                     task_name(task), task.attempt, attempt_id(task), v.id, task.subtask,
                     location(task), allocation_id(task)));
   }
+}
+
+void Recorder::record_execution_state(SimTime t, model::TaskRef task, model::ExecutionState from,
+                                      model::ExecutionState to) {
+  const std::size_t v = static_cast<std::size_t>(task.vertex);
+  if (v >= subtask_offset_.size()) return;
+  const std::size_t index = subtask_offset_[v] + static_cast<std::size_t>(task.subtask);
+  if (index >= result_.executions.size()) return;
+  SubtaskExecution& e = result_.executions[index];
+  // A new attempt is a new Execution, created in CREATED just before its first transition.
+  if (task.attempt != e.attempt) e = SubtaskExecution{};
+  e.attempt = task.attempt;
+  const auto at = [](model::ExecutionState s) { return static_cast<std::size_t>(s); };
+  if (e.entered[at(from)] < 0) e.entered[at(from)] = t;
+  e.left[at(from)] = t;
+  e.entered[at(to)] = t;
+  e.left[at(to)] = -1;
 }
 
 void Recorder::checkpoint_triggered(SimTime t, const model::CheckpointStart& s) {
@@ -381,6 +407,7 @@ void Recorder::global_failure(SimTime t, const std::string& exception_class,
   failure_class_ = exception_class;
   failure_message_ = message;
   suppressed_by_.clear();
+  result_.global_failures.push_back({t, exception_class, message});
   log(t, LogLevel::info, kJobMaster, "Trying to recover from a global failure.",
       {exception_class + ": " + message});
 }
@@ -393,7 +420,8 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
   failure_class_ = exception_class;
   failure_message_ = message;
   suppressed_by_.clear();
-  result_.task_failures.push_back({t, task.vertex, task.subtask, exception_class, message});
+  result_.task_failures.push_back(
+      {t, task.vertex, task.subtask, exception_class, message, task.attempt});
   // Execution.markFailed -> transitionState with the error, " on <location>". (The region
   // failover strategy's "Calculating tasks to restart ..." lines were removed in 1.16,
   // FLINK-28137; DefaultScheduler.restartTasksWithDelay names the attempt, job_status_changed.)

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/model/config.hpp"
 #include "sim/model/observer.hpp"
@@ -55,6 +56,8 @@ class Recorder final : public model::Observer {
   void log(SimTime t, LogLevel level, const char* logger, std::string message,
            std::vector<std::string> throwable = {});
   CheckpointRecord* find(std::int64_t id);
+  void record_execution_state(SimTime t, model::TaskRef task, model::ExecutionState from,
+                              model::ExecutionState to);
   std::string attempt_id(model::TaskRef t) const;
   std::string task_name(model::TaskRef t) const;
   std::string location(model::TaskRef t) const;
@@ -73,6 +76,8 @@ class Recorder final : public model::Observer {
   model::ExecutionState failed_from_ = model::ExecutionState::running;  // of the failing task
   int submission_ = 0;
   std::map<std::int64_t, std::size_t> index_;  // checkpoint id -> position in checkpoints
+  std::vector<std::size_t> subtask_offset_;      // vertex -> its first subtask in executions
+  std::size_t subtasks_ = 0;
 };
 
 // A stable 32-hex-digit id (JobID / JobVertexID / ExecutionGraphID form) for a name.

@@ -3,6 +3,7 @@
 // writers (Flink log, REST JSON, summary) and by analysis. No model objects inside.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,23 @@ struct VertexInfo {
   int parallelism = 1;
   int input = -1;          // the upstream vertex (-1: a source)
   bool pointwise = false;  // forward from an upstream of the same parallelism: subtask i reads i
+  model::ShipStrategy ship = model::ShipStrategy::forward;  // of the edge from `input`
+  std::int64_t record_size = 100;  // bytes per output record (numBytesOut per numRecordsOut)
+};
+
+// The current execution attempt of one subtask (Execution: its attempt number and state
+// timestamps), for /jobs/:jid and /jobs/:jid/vertices/:vid. -1: the attempt never entered (or
+// has not left) that state.
+struct SubtaskExecution {
+  int attempt = 0;
+  std::array<SimTime, model::kExecutionStateCount> entered = filled();
+  std::array<SimTime, model::kExecutionStateCount> left = filled();
+
+  static constexpr std::array<SimTime, model::kExecutionStateCount> filled() {
+    std::array<SimTime, model::kExecutionStateCount> a{};
+    for (SimTime& t : a) t = -1;
+    return a;
+  }
 };
 
 enum class CheckpointStatus { in_progress, completed, failed };
@@ -97,6 +115,9 @@ struct CheckpointRecord {
   int num_acknowledged = 0;
   std::vector<std::vector<SubtaskStats>> subtasks;  // [vertex][subtask]
   std::vector<WaitRecord> waits;       // expired checkpoints: why each late subtask waited
+  // An imported (real) checkpoint: the size its completion line gave (-1: none, or simulated,
+  // whose sizes are the subtasks').
+  std::int64_t imported_size = -1;
 };
 
 // One sample period of one subtask (timeseries.csv): Flink's busy / back-pressured / idle time
@@ -133,6 +154,10 @@ struct RunResult {
   std::int64_t start_epoch_ms = 0;       // wall clock of simulated time 0
   SimTime end_time = 0;                  // simulated time when the run stopped
   bool stopped_early = false;            // stopped before the scenario's duration (--max-wall)
+  // A real job's result read by `ckptsim import`: its files and the Flink version they state or
+  // suggest (empty: a simulated run).
+  std::string imported_from;
+  std::string imported_version;
   std::uint64_t seed = 0;
   model::FlinkConfig flink;              // as resolved
   int taskmanagers = 1;
@@ -171,8 +196,21 @@ struct RunResult {
     int subtask = 0;
     std::string exception_class;
     std::string message;
+    int attempt = 0;  // the failed execution attempt
   };
   std::vector<TaskFailure> task_failures;
+  // Global failures (e.g. the CheckpointFailureManager's "Exceeded checkpoint tolerable failure
+  // threshold"), as the scheduler's global failover received them.
+  struct GlobalFailure {
+    SimTime time = 0;
+    std::string exception_class;
+    std::string message;
+  };
+  std::vector<GlobalFailure> global_failures;
+  // When the latest submission was received: its ExecutionGraph's status timestamps start here.
+  SimTime submission_time = 0;
+  // The current execution attempt of every subtask, vertex-major (empty for hand-built results).
+  std::vector<SubtaskExecution> executions;
   std::uint64_t events_executed = 0;
   std::uint64_t buffers_transferred = 0;  // network buffers and events moved to input channels
 };

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "tests/support/run_file.hpp"
 #include "analysis/report.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/writers.hpp"
@@ -18,12 +19,6 @@ std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
-}
-
-run::RunResult run_file(const std::string& relative) {
-  const auto loaded = scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) + "/" + relative, {});
-  REQUIRE(loaded.ok());
-  return run::run(*loaded.scenario);
 }
 
 run::RunResult seed_incident() {
@@ -125,7 +120,7 @@ TEST_CASE("a directory that is not a run's output is an error, not a crash") {
 }
 
 TEST_CASE("a skewed job's slowest checkpoint names its critical subtask and phase") {
-  const run::RunResult r = run_file("scenarios/catalog/b11-skew-long-alignment.yaml");
+  const run::RunResult r = tests::run_file("scenarios/catalog/b11-skew-long-alignment.yaml");
   const fs::path dir = written(r, "b11");
   std::string error;
   const auto report = analysis::read_run_dir(dir, error);

@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seeds=$build/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds/scenario_loader_fuzz" "$seeds/expectations_fuzz" "$seeds/units_fuzz" \
-  "$build/findings"
+  "$seeds/http_fuzz" "$seeds/import_fuzz" "$build/findings"
 files=$(find "$root/scenarios" "$root/tests/errors" -name '*.yaml' | sort)
 
 # Whole files for the loader; the `expect:` lists for the expectations parser; every value after
@@ -37,12 +37,29 @@ awk 'match($0, /^[ -]*[A-Za-z0-9_.-]+:/) {
     if (!(k in seen)) { seen[k] = 1; print "\"" k "\"" }
   }' $files >"$seeds/scenario.dict"
 
+# Requests for the HTTP layer: the API's routes, operations, the web directory, traversal tries.
+n=0
+for request in "GET / HTTP/1.1" "GET /v1/overview HTTP/1.1" "GET /jobs/overview HTTP/1.1" \
+  "GET /jobs/0123456789abcdef0123456789abcdef/checkpoints HTTP/1.1" \
+  "GET /jobs/x/checkpoints/details/1/subtasks/y HTTP/1.1" "GET /metrics HTTP/1.1" \
+  "GET /jobs/x/vertices/y/subtasks/metrics?get=busyTimeMsPerSecond&agg=max HTTP/1.1" \
+  "GET /assets/..%2f..%2fsecret.txt HTTP/1.1" "GET /escape.txt HTTP/1.1" \
+  "PATCH /jobs/x?mode=cancel HTTP/1.1" "DELETE /overview HTTP/1.1"; do
+  n=$((n + 1))
+  printf '%s\r\nHost: localhost\r\n\r\n' "$request" >"$seeds/http_fuzz/$n"
+done
+printf 'POST /jobs/x/savepoints HTTP/1.1\r\nHost: h\r\nContent-Length: 17\r\n\r\n{"cancel-job":0}' \
+  >"$seeds/http_fuzz/post"
+
+# The real logs and REST bodies of tests/data/real for the importers.
+cp "$root"/tests/data/real/*.log "$root"/tests/data/real/*.json "$seeds/import_fuzz/"
+
 [ $# -gt 0 ] || set -- $(cd "$build/bin" && ls -- *_fuzz)
 status=0
 for target in "$@"; do
   mkdir -p "$build/corpus/$target"
   dict=""
-  [ "$target" = units_fuzz ] || dict="-dict=$seeds/scenario.dict"
+  case $target in units_fuzz | http_fuzz | import_fuzz) ;; *) dict="-dict=$seeds/scenario.dict" ;; esac
   log=$build/findings/$target.log
   # -timeout: one input may take at most 10 s; -rss_limit_mb: a run may use at most 2 GiB.
   if (cd "$root" && "$build/bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 \

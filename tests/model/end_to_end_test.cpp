@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "tests/support/run_file.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -16,14 +17,6 @@
 using namespace ckptsim;
 
 namespace {
-
-run::RunResult run_file(const std::string& relative, std::vector<std::string> sets = {}) {
-  const auto loaded =
-      scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) + "/" + relative, sets);
-  INFO(scenario::format_diagnostics(loaded.diagnostics));
-  REQUIRE(loaded.ok());
-  return run::run(*loaded.scenario);
-}
 
 const run::LogRecord* find_log(const run::RunResult& r, const std::string& needle,
                                std::size_t from = 0, std::size_t* at = nullptr) {
@@ -41,7 +34,7 @@ const run::LogRecord* find_log(const run::RunResult& r, const std::string& needl
 TEST_CASE("stalled sink: the in-flight checkpoint expires 10 min after its trigger and the job "
           "fails over and restores",
           "[e2e]") {
-  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml");
+  const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml");
   const std::string& job = r.job_id;
 
   // The first failed checkpoint expired the timeout (10 min, Flink's default) after
@@ -113,7 +106,7 @@ TEST_CASE("stalled sink: the in-flight checkpoint expires 10 min after its trigg
 }
 
 TEST_CASE("the sink stall ends: checkpoints complete again after one failover", "[e2e]") {
-  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml",
+  const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml",
                                     {"timeline[0].for=12 min", "duration=40 min"});
   CHECK(r.failovers == 1);
   CHECK(r.checkpoints.back().status == run::CheckpointStatus::completed);
@@ -121,7 +114,7 @@ TEST_CASE("the sink stall ends: checkpoints complete again after one failover", 
 
 TEST_CASE("a larger tolerable-failed-checkpoints keeps the job running", "[e2e]") {
   const run::RunResult r =
-      run_file("scenarios/examples/stalled-sink.yaml",
+      tests::run_file("scenarios/examples/stalled-sink.yaml",
                {"execution.checkpointing.tolerable-failed-checkpoints=5", "duration=30 min"});
   CHECK(r.failovers == 0);
   CHECK(r.final_status == model::JobStatus::running);
@@ -132,7 +125,7 @@ TEST_CASE("same scenario and seed write byte-identical output directories", "[e2
   const auto base = std::filesystem::temp_directory_path() / "ckptsim-determinism";
   std::filesystem::remove_all(base);
   for (const char* name : {"a", "b"}) {
-    const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml");
+    const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml");
     std::string error;
     REQUIRE(run::write_outputs(r, base / name, &error));
   }
@@ -251,7 +244,7 @@ TEST_CASE("aligned exactly-once blocks the channels whose barrier arrived; at-le
 
 TEST_CASE("restart-strategy none: a checkpoint expiry fails the job (Recovery is suppressed)",
           "[e2e]") {
-  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml",
+  const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml",
                                     {"restart-strategy.type=none", "duration=30 min"});
   CHECK(r.final_status == model::JobStatus::failed);
   CHECK(reached(r, model::JobStatus::failing));
@@ -267,7 +260,7 @@ TEST_CASE("restart-strategy none: a checkpoint expiry fails the job (Recovery is
 }
 
 TEST_CASE("fixed-delay attempts run out: the job fails after the last restart", "[e2e]") {
-  const run::RunResult r = run_file(
+  const run::RunResult r = tests::run_file(
       "scenarios/examples/stalled-sink.yaml",
       {"restart-strategy.type=fixed-delay", "restart-strategy.fixed-delay.attempts=1",
        "duration=45 min"});
@@ -356,7 +349,7 @@ job:
 TEST_CASE("why it waited: the expired checkpoint names the stalled sink and the back-pressured "
           "operator whose barrier is queued behind data",
           "[e2e][diagnosis]") {
-  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml", {"duration=25 min"});
+  const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml", {"duration=25 min"});
   const run::CheckpointRecord* expired = nullptr;
   for (const auto& c : r.checkpoints)
     if (c.failure_reason == model::CheckpointFailureReason::checkpoint_expired) expired = &c;
@@ -392,7 +385,7 @@ TEST_CASE("why it waited: the expired checkpoint names the stalled sink and the 
 TEST_CASE("time series: busy + back-pressured + idle make 1000 ms per second; a stalled sink is "
           "busy and its upstreams back-pressured (TaskIOMetricGroup, R18)",
           "[e2e][timeseries]") {
-  const run::RunResult r = run_file("scenarios/examples/stalled-sink.yaml", {"duration=15 min"});
+  const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml", {"duration=15 min"});
   REQUIRE(!r.timeseries.empty());
   int checked = 0;
   for (const run::TaskSampleRow& row : r.timeseries) {
@@ -470,7 +463,7 @@ TEST_CASE("seed incident: the expiry-failover lines are the seed log's (Flink 1.
           "order and spacing, and the queued request's plan fails after failGlobal "
           "(DefaultCheckpointPlanCalculator.checkTasksStarted)",
           "[e2e][seed]") {
-  const run::RunResult r = run_file("scenarios/seed/doris-cdc-table-swap.yaml");
+  const run::RunResult r = tests::run_file("scenarios/seed/doris-cdc-table-swap.yaml");
   const std::string& job = r.job_id;
   // seeds/000_e3398b10b3943402.txt, its job id replaced by this run's, the first line of each
   // stack trace, and the time from the WARN in ms. The seed's expired checkpoint is 2 (a later
@@ -549,7 +542,7 @@ TEST_CASE("DefaultScheduler.restartTasksWithDelay: a task failure logs 'N tasks 
           "to recover the failed task <ExecutionAttemptID>.' under the JobMaster logger, and no "
           "RestartPipelinedRegionFailoverStrategy lines (removed in 1.16, FLINK-28137)",
           "[e2e][log]") {
-  const run::RunResult r = run_file("scenarios/examples/taskmanager-lost.yaml");
+  const run::RunResult r = tests::run_file("scenarios/examples/taskmanager-lost.yaml");
   REQUIRE(!r.task_failures.empty());
   std::size_t failed = 0, restart = 0, restarting = 0;
   const run::LogRecord* f = find_log(r, " to FAILED on ", 0, &failed);
@@ -576,7 +569,7 @@ TEST_CASE("DefaultScheduler.restartTasksWithDelay: a task failure logs 'N tasks 
 TEST_CASE("Execution.deploy: SCHEDULED -> DEPLOYING carries no location (only transitions with an "
           "error do), and the Deploying line follows it; no INITIALIZING -> CREATED job line",
           "[e2e][log]") {
-  const run::RunResult r = run_file("scenarios/seed/doris-cdc-table-swap.yaml");
+  const run::RunResult r = tests::run_file("scenarios/seed/doris-cdc-table-swap.yaml");
   const std::string& job = r.job_id;
   CHECK(find_log(r, "switched from state INITIALIZING to CREATED.") == nullptr);
   CHECK(r.log[0].message ==
@@ -613,7 +606,7 @@ TEST_CASE("Dispatcher.submitJob: Flink 2.0 logs 'Received job submission' (FLINK
           "'Received JobGraph submission'",
           "[e2e][log]") {
   const run::RunResult r =
-      run_file("scenarios/seed/doris-cdc-table-swap.yaml", {"flink.version=2.0", "duration=1 min"});
+      tests::run_file("scenarios/seed/doris-cdc-table-swap.yaml", {"flink.version=2.0", "duration=1 min"});
   CHECK(r.log[0].message == "Received job submission 'mysql-sync-database-A' (" + r.job_id + ").");
   CHECK(r.log[0].logger == "org.apache.flink.runtime.dispatcher.StandaloneDispatcher");
 }

@@ -21,6 +21,10 @@ struct WireDifference {
     lowercase_enum,  // a string enum is written lowercase (custom serializer)
     nullable,        // the value may be null (@Nullable; the spec never says nullable)
     extra_field,     // the wire has a field the 1.20 spec does not list
+    any_pattern,     // a string the spec gives a pattern that the wire does not follow
+    unwrapped_list,  // the wire is the list of this property alone, a top-level JSON array
+    raw_json,        // any JSON object: raw embedded JSON (JobPlanInfo.RawJson)
+    hex_id_string,   // an ID the spec shows as an object is written as 32 lowercase hex chars
   };
   std::string schema;    // component schema name, e.g. "StatsSummaryDto"
   std::string property;  // property name inside it
@@ -50,6 +54,8 @@ class OpenApiSpec {
 
 // The copy of Flink's 1.20 spec kept in the repository.
 std::filesystem::path flink_spec_path();
+// That spec, loaded once (a test fails if it cannot be).
+const OpenApiSpec& flink_spec();
 
 // The component schema of a file under a written rest/ directory, by its path relative to it
 // ("jobs/<jid>/checkpoints.json" -> "CheckpointingStatistics"); nothing for unknown paths.

@@ -14,16 +14,6 @@ namespace {
 using nlohmann::ordered_json;
 using namespace ckptsim;
 
-const tests::OpenApiSpec& spec() {
-  static const tests::OpenApiSpec loaded = [] {
-    std::string error;
-    auto s = tests::OpenApiSpec::load(tests::flink_spec_path(), &error);
-    if (!s) FAIL(error);
-    return *s;
-  }();
-  return loaded;
-}
-
 std::string joined(const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& l : lines) text += l + "\n";
@@ -39,16 +29,16 @@ bool mentions(const std::vector<std::string>& violations, const std::string& nee
 
 void check_all_bodies(const run::RunResult& r) {
   INFO("flink " << model::to_string(r.flink_version));
-  CHECK(joined(spec().validate(run::rest_overview(r), "ClusterOverviewWithVersion")).empty());
-  CHECK(joined(spec().validate(run::rest_jobs_overview(r), "MultipleJobsDetails")).empty());
-  CHECK(joined(spec().validate(run::rest_checkpoints(r), "CheckpointingStatistics")).empty());
-  CHECK(joined(spec().validate(run::rest_checkpoint_config(r), "CheckpointConfigInfo")).empty());
+  CHECK(joined(tests::flink_spec().validate(run::rest_overview(r), "ClusterOverviewWithVersion")).empty());
+  CHECK(joined(tests::flink_spec().validate(run::rest_jobs_overview(r), "MultipleJobsDetails")).empty());
+  CHECK(joined(tests::flink_spec().validate(run::rest_checkpoints(r), "CheckpointingStatistics")).empty());
+  CHECK(joined(tests::flink_spec().validate(run::rest_checkpoint_config(r), "CheckpointConfigInfo")).empty());
   for (const auto& c : r.checkpoints) {
     INFO("checkpoint " << c.id);
-    CHECK(joined(spec().validate(run::rest_checkpoint_details(r, c), "CheckpointStatistics"))
+    CHECK(joined(tests::flink_spec().validate(run::rest_checkpoint_details(r, c), "CheckpointStatistics"))
               .empty());
     for (int v = 0; v < static_cast<int>(r.vertices.size()); ++v) {
-      CHECK(joined(spec().validate(run::rest_checkpoint_subtasks(r, c, v),
+      CHECK(joined(tests::flink_spec().validate(run::rest_checkpoint_subtasks(r, c, v),
                                    "TaskCheckpointStatisticsWithSubtaskDetails"))
                 .empty());
     }
@@ -72,21 +62,21 @@ TEST_CASE("real Flink JSON passes the checker") {
   // reference/real-rest-json 15, 16 and 17 (Flink >= 1.15 archives, exact bytes).
   CHECK(
       joined(
-          spec().validate(
+          tests::flink_spec().validate(
               ordered_json::parse(
                   R"({"jobs":[{"jid":"d933fa6c785f0db6dccc6cc05dd43bab","name":"test555","state":"FAILED","start-time":1669348683915,"end-time":1669348702523,"duration":18608,"last-modification":1669348702523,"tasks":{"total":1,"created":0,"scheduled":0,"deploying":0,"running":0,"finished":0,"canceling":0,"canceled":0,"failed":1,"reconciling":0,"initializing":0}}]})"),
               "MultipleJobsDetails"))
           .empty());
   CHECK(
       joined(
-          spec().validate(
+          tests::flink_spec().validate(
               ordered_json::parse(
                   R"({"mode":"at_least_once","interval":9223372036854775807,"timeout":600000,"min_pause":0,"max_concurrent":1,"externalization":{"enabled":false,"delete_on_cancellation":true},"state_backend":"HashMapStateBackend","checkpoint_storage":"JobManagerCheckpointStorage","unaligned_checkpoints":false,"tolerable_failed_checkpoints":0,"aligned_checkpoint_timeout":0,"checkpoints_after_tasks_finish":true})"),
               "CheckpointConfigInfo"))
           .empty());
   CHECK(
       joined(
-          spec().validate(
+          tests::flink_spec().validate(
               ordered_json::parse(
                   R"({"counts":{"restored":0,"total":0,"in_progress":0,"completed":0,"failed":0},"summary":{"checkpointed_size":{"min":0,"max":0,"avg":0,"p50":"NaN","p90":"NaN","p95":"NaN","p99":"NaN","p999":"NaN"},"state_size":{"min":0,"max":0,"avg":0,"p50":"NaN","p90":"NaN","p95":"NaN","p99":"NaN","p999":"NaN"},"end_to_end_duration":{"min":0,"max":0,"avg":0,"p50":"NaN","p90":"NaN","p95":"NaN","p99":"NaN","p999":"NaN"},"alignment_buffered":{"min":0,"max":0,"avg":0,"p50":0.0,"p90":0.0,"p95":0.0,"p99":0.0,"p999":0.0},"processed_data":{"min":0,"max":0,"avg":0,"p50":"NaN","p90":"NaN","p95":"NaN","p99":"NaN","p999":"NaN"},"persisted_data":{"min":0,"max":0,"avg":0,"p50":"NaN","p90":"NaN","p95":"NaN","p99":"NaN","p999":"NaN"}},"latest":{"completed":null,"savepoint":null,"failed":null,"restored":null},"history":[]})"),
               "CheckpointingStatistics"))
@@ -98,74 +88,74 @@ TEST_CASE("the schema checker rejects wrong types, unknown fields and bad enums"
 
   ordered_json body = run::rest_checkpoints(r);
   body["counts"]["total"] = "5";
-  auto violations = spec().validate(body, "CheckpointingStatistics");
+  auto violations = tests::flink_spec().validate(body, "CheckpointingStatistics");
   CHECK(mentions(violations, "$.counts.total: expected integer but got string"));
 
   body = run::rest_checkpoints(r);
   body["history"][0]["num_subtasks"] = 4.5;
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"), "$.history[0].num_subtasks"));
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"), "$.history[0].num_subtasks"));
 
   body = run::rest_checkpoints(r);
   body["history"][1]["is_savepoint"] = "false";
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"),
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"),
                  "$.history[1].is_savepoint: expected boolean"));
 
   body = run::rest_checkpoints(r);
   body["history"][0]["surprise"] = 1;
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"),
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"),
                  "$.history[0].surprise: field not in schema PendingCheckpointStatistics"));
 
   body = run::rest_checkpoints(r);
   body["history"][0].erase("className");
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"), "missing discriminator"));
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"), "missing discriminator"));
 
   body = run::rest_checkpoints(r);
   body["history"][0]["className"] = "aborted";
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"), "unknown className"));
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"), "unknown className"));
 
   body = run::rest_checkpoints(r);
   body["latest"]["completed"]["className"] = "failed";
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"),
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"),
                  "is not the type id of CompletedCheckpointStatistics"));
 
   body = run::rest_checkpoints(r);
   body["history"][2]["status"] = "Failed";
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"), "\"Failed\" is not one of"));
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"), "\"Failed\" is not one of"));
 
   body = run::rest_checkpoints(r);
   body["summary"]["state_size"]["p50"] = "1.5";
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"),
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"),
                  "$.summary.state_size.p50: expected number"));
 
   body = run::rest_checkpoints(r);
   body["counts"]["completed"] = nullptr;
-  CHECK(mentions(spec().validate(body, "CheckpointingStatistics"), "null is not allowed"));
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointingStatistics"), "null is not allowed"));
 
   body = run::rest_checkpoint_config(r);
   body["mode"] = "EXACTLY_ONCE";  // the spec's spelling, but not the wire's
-  CHECK(mentions(spec().validate(body, "CheckpointConfigInfo"), "is not one of"));
+  CHECK(mentions(tests::flink_spec().validate(body, "CheckpointConfigInfo"), "is not one of"));
 
   body = run::rest_jobs_overview(r);
   body["jobs"][0]["jid"] = "not-a-job-id";
-  CHECK(mentions(spec().validate(body, "MultipleJobsDetails"), "does not match"));
+  CHECK(mentions(tests::flink_spec().validate(body, "MultipleJobsDetails"), "does not match"));
   body = run::rest_jobs_overview(r);
   body["jobs"][0]["tasks"]["running"] = "4";
-  CHECK(mentions(spec().validate(body, "MultipleJobsDetails"), "$.jobs[0].tasks.running"));
+  CHECK(mentions(tests::flink_spec().validate(body, "MultipleJobsDetails"), "$.jobs[0].tasks.running"));
 
   body = run::rest_overview(r);
   body["slots-total"] = std::int64_t{1} << 40;
-  CHECK(mentions(spec().validate(body, "ClusterOverviewWithVersion"), "int32 out of range"));
+  CHECK(mentions(tests::flink_spec().validate(body, "ClusterOverviewWithVersion"), "int32 out of range"));
 
   body = run::rest_checkpoint_subtasks(r, r.checkpoints[0], 0);
   body["subtasks"][0]["checkpoint"]["sync"] = true;
-  CHECK(mentions(spec().validate(body, "TaskCheckpointStatisticsWithSubtaskDetails"),
+  CHECK(mentions(tests::flink_spec().validate(body, "TaskCheckpointStatisticsWithSubtaskDetails"),
                  "$.subtasks[0].checkpoint.sync: expected integer"));
 
   // Without the documented wire differences, Flink's own quirks are violations.
   const std::vector<tests::WireDifference> none;
-  CHECK(mentions(spec().validate(run::rest_checkpoint_config(r), "CheckpointConfigInfo", none),
+  CHECK(mentions(tests::flink_spec().validate(run::rest_checkpoint_config(r), "CheckpointConfigInfo", none),
                  "\"exactly_once\" is not one of"));
-  CHECK(mentions(spec().validate(run::rest_checkpoint_subtasks(r, r.checkpoints[0], 0),
+  CHECK(mentions(tests::flink_spec().validate(run::rest_checkpoint_subtasks(r, r.checkpoints[0], 0),
                                  "TaskCheckpointStatisticsWithSubtaskDetails", none),
                  "expected number but got string \"NaN\""));
 }

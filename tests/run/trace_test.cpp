@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/run_file.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/trace.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -17,12 +18,6 @@ using nlohmann::json;
 
 run::RunResult run_yaml(const std::string& yaml, const std::string& name) {
   const auto loaded = scenario::load_string(yaml, name, {});
-  REQUIRE(loaded.ok());
-  return run::run(*loaded.scenario);
-}
-
-run::RunResult run_file(const std::string& relative) {
-  const auto loaded = scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) + "/" + relative, {});
   REQUIRE(loaded.ok());
   return run::run(*loaded.scenario);
 }
@@ -150,7 +145,7 @@ job:
 }
 
 TEST_CASE("a trace window keeps only the events inside it and the flows with both ends") {
-  const run::RunResult r = run_file("scenarios/catalog/b11-skew-long-alignment.yaml");
+  const run::RunResult r = tests::run_file("scenarios/catalog/b11-skew-long-alignment.yaml");
   const std::string whole = run::trace_json(r);
   run::TraceOptions window;
   window.from = core::minutes(2);

@@ -51,6 +51,9 @@ void StreamTask::on_event(std::uint32_t kind, std::uint64_t a) {
       if (!current(a)) return;
       const int id = subtask_of(a);
       Subtask& s = sub(id);
+      // The step's time up to now is busy time, and its output records belong to the sample
+      // period they are written in, not to one that ended while the step ran.
+      account(s);
       s.busy = false;
       s.state_size += s.processing.records * vertex(s).state_growth_per_record;
       s.output_carry += static_cast<double>(s.processing.records) * vertex(s).selectivity;

@@ -7,8 +7,10 @@
 #include <fstream>
 #include <map>
 #include <system_error>
+#include <utility>
 
 #include "sim/run/stale_files.hpp"
+#include "sim/run/writers/rest_job.hpp"
 #include "sim/run/writers/writers.hpp"
 
 namespace ckptsim::run {
@@ -165,6 +167,37 @@ bool write_file(const fs::path& path, const std::string& text, std::string* erro
   return true;
 }
 
+// The cluster, job and vertex endpoints besides the checkpoint ones (writers.hpp has the layout).
+bool write_rest_job(const RunResult& r, const fs::path& rest, std::string* error) {
+  const fs::path job = rest / "jobs" / r.job_id;
+  const std::pair<fs::path, ordered_json> bodies[] = {
+      {rest / "config.json", rest_dashboard_config(r)},
+      {rest / "taskmanagers.json", rest_taskmanagers(r)},
+      {rest / "jobmanager" / "config.json", rest_jobmanager_config(r)},
+      {rest / "jobs.json", rest_jobs(r)},
+      {rest / "jobs" / (r.job_id + ".json"), rest_job_details(r)},
+      {job / "plan.json", rest_job_plan(r)},
+      {job / "config.json", rest_job_config(r)},
+      {job / "exceptions.json", rest_job_exceptions(r)},
+  };
+  for (const auto& [path, body] : bodies) {
+    if (!write_file(path, json_file_text(body), error)) return false;
+  }
+  for (std::size_t v = 0; v < r.vertices.size(); ++v) {
+    const int index = static_cast<int>(v);
+    const fs::path vertex = job / "vertices" / r.vertices[v].id;
+    if (!write_file(vertex.string() + ".json", json_file_text(rest_vertex_details(r, index)),
+                    error) ||
+        !write_file(vertex / "backpressure.json",
+                    json_file_text(rest_vertex_backpressure(r, index)), error) ||
+        !write_file(vertex / "watermarks.json", json_file_text(rest_vertex_watermarks(r, index)),
+                    error)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool write_all(const RunResult& r, const fs::path& dir, std::string* error) {
   // Written one by one: a long run has thousands of detail files.
   if (!write_file(dir / "jobmanager.log", format_flink_log(r), error)) return false;
@@ -180,6 +213,7 @@ bool write_all(const RunResult& r, const fs::path& dir, std::string* error) {
                   error)) {
     return false;
   }
+  if (!write_rest_job(r, rest, error)) return false;
   // Every checkpoint of the run: besides the history ring, Flink's REST handlers keep the
   // statistics they served in CheckpointStatsCache (rest.cache.checkpoint-statistics.size 1000).
   const fs::path details = job / "checkpoints" / "details";

@@ -72,6 +72,11 @@ Totals checkpoint_totals(const RunResult& r, const CheckpointRecord& c) {
   }
   // The Recorder's latest acknowledgement wins over the one derived from the subtasks.
   if (c.latest_ack_time >= 0) t.latest_ack_ms = ms(r, c.latest_ack_time);
+  // A real job's checkpoint, imported from its log: the size the log gave, no subtask stats.
+  if (c.imported_size >= 0 && c.subtasks.empty()) {
+    t.checkpointed_size = c.imported_size;
+    t.state_size = c.imported_size;
+  }
   return t;
 }
 

@@ -54,14 +54,31 @@ const char* synthetic_flink_commit(model::FlinkVersion version);
 // A JSON file body: 2-space indent, trailing newline, UTF-8 errors replaced (never throws on text).
 std::string json_file_text(const nlohmann::ordered_json& body);
 
-// Writes DIR/jobmanager.log, DIR/summary.json, DIR/timeseries.csv, DIR/job.json and DIR/rest/... (overview.json, jobs/overview.json,
-// jobs/<jid>/checkpoints.json, jobs/<jid>/checkpoints/config.json,
-// jobs/<jid>/checkpoints/details/<id>.json and .../details/<id>/subtasks/<vertexid>.json for
-// every checkpoint of the run). The directory is replaced whole: the files are written into a
-// temporary directory beside it, which is then renamed into place, so nothing of an earlier run
-// stays (issue 18 item 6). A directory that exists and holds no ckptsim run is refused, and
-// leftovers of a killed writer are removed. On I/O failure returns false and, if `error` is set,
-// a message naming the file, and leaves no temporary behind; never throws.
+// Writes DIR/jobmanager.log, DIR/summary.json, DIR/timeseries.csv, DIR/job.json and DIR/rest/,
+// one file per REST URL (the body of GET <URL>), a URL's file named <last segment>.json beside
+// the directory of its sub-resources (as checkpoints.json sits beside checkpoints/):
+//   /overview                                     rest/overview.json
+//   /config                                       rest/config.json
+//   /taskmanagers                                 rest/taskmanagers.json
+//   /jobmanager/config                            rest/jobmanager/config.json
+//   /jobs                                         rest/jobs.json
+//   /jobs/overview                                rest/jobs/overview.json
+//   /jobs/:jid                                    rest/jobs/<jid>.json
+//   /jobs/:jid/plan, /config                      rest/jobs/<jid>/plan.json, config.json
+//   /jobs/:jid/exceptions (maxExceptions 20)      rest/jobs/<jid>/exceptions.json
+//   /jobs/:jid/vertices/:vid                      rest/jobs/<jid>/vertices/<vid>.json
+//   /jobs/:jid/vertices/:vid/backpressure         rest/jobs/<jid>/vertices/<vid>/backpressure.json
+//   /jobs/:jid/vertices/:vid/watermarks           rest/jobs/<jid>/vertices/<vid>/watermarks.json
+//   /jobs/:jid/checkpoints                        rest/jobs/<jid>/checkpoints.json
+//   /jobs/:jid/checkpoints/config                 rest/jobs/<jid>/checkpoints/config.json
+//   /jobs/:jid/checkpoints/details/:id            rest/jobs/<jid>/checkpoints/details/<id>.json
+//   /jobs/:jid/checkpoints/details/:id/subtasks/:vid
+//                                   rest/jobs/<jid>/checkpoints/details/<id>/subtasks/<vid>.json
+// (every vertex, every checkpoint of the run). The directory is replaced whole: the files are
+// written into a temporary directory beside it, which is then renamed into place, so nothing of
+// an earlier run stays (issue 18 item 6). A directory that exists and holds no ckptsim run is
+// refused, and leftovers of a killed writer are removed. On I/O failure returns false and, if
+// `error` is set, a message naming the file, and leaves no temporary behind; never throws.
 bool write_outputs(const RunResult& result, const std::filesystem::path& dir, std::string* error);
 
 }  // namespace ckptsim::run
