@@ -202,6 +202,7 @@ Imported import_log(std::string_view text, const std::string& name) {
   // What the message formats tell of the version (CheckpointCoordinator across releases).
   bool type_seen = false, type_class = false, duration_field = false, v2_submission = false;
   int trigger_failures = 0;  // before an id was given: no checkpoint in the statistics
+  std::set<std::int64_t> failure_logged;  // ids whose failure the failure manager logged
   std::string first_trigger_failure;
   const auto checkpoint = [&](std::int64_t id) -> CheckpointRecord& {
     const auto it = by_id.find(id);
@@ -286,6 +287,17 @@ Imported import_log(std::string_view text, const std::string& name) {
           m[2] == r.job_id) {
         const std::string detail = exception_message(l);
         const auto reason = decline_reason(l) ? decline_reason(l) : reason_of(detail);
+        // CheckpointFailureManager logs each failure once. A second line for the same id, or one
+        // for an id never triggered, is a failure without statistics of its own (a trigger
+        // that failed before it got an id: reportFailedCheckpointsWithoutInProgress).
+        const std::int64_t id = read_integer(m[1].str());
+        const bool manager_line = msg.find("Failed to trigger or complete") != std::string::npos;
+        const bool unknown_pre_flight = !by_id.count(id) && reason && model::is_pre_flight(*reason);
+        if (manager_line && (unknown_pre_flight ||
+                             (by_id.count(id) && !failure_logged.insert(id).second))) {
+          if (trigger_failures++ == 0) first_trigger_failure = msg + " " + detail;
+          continue;
+        }
         if (!reason && detail.empty()) {
           // The reason is in a stack trace the excerpt does not have.
           CheckpointRecord& c = checkpoint(read_integer(m[1].str()));
@@ -374,6 +386,10 @@ Imported import_log(std::string_view text, const std::string& name) {
     else if (c.status == CheckpointStatus::failed) ++r.counts.failed;
     else ++r.counts.in_progress;
   }
+  // CheckpointStatsTracker.reportFailedCheckpointsWithoutInProgress: a trigger that fails before
+  // an id counts as a triggered and failed checkpoint, without a history entry.
+  r.counts.total += trigger_failures;
+  r.counts.failed += trigger_failures;
   r.final_status = r.job_status_changes.empty() ? model::JobStatus::running
                                                 : r.job_status_changes.back().to;
   r.end_time = at(last_ms);

@@ -165,6 +165,9 @@ TEST_CASE("import: every scenario's own jobmanager.log read back gives its check
       CHECK(model::is_savepoint(b.type) == model::is_savepoint(a.type));
       CHECK(ms(r, b.trigger_time) == ms(simulated, a.trigger_time));
     }
+    CHECK(r.counts.total == simulated.counts.total);
+    CHECK(r.counts.failed == simulated.counts.failed);
+    CHECK(r.counts.completed == simulated.counts.completed);
     CHECK(r.failovers == simulated.failovers);
     CHECK(r.final_status == simulated.final_status);
     ++scenarios;
