@@ -7,6 +7,7 @@
 #include <boost/asio/write.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -150,4 +151,26 @@ TEST_CASE("serve: malformed and hostile requests get their status, the connectio
   CHECK(http(port, "GET", "/overview").status == 200);
   CHECK(serve.terminate() == 0);
   fs::remove_all(root);
+}
+
+TEST_CASE("serve --replay answers a real incident imported with `ckptsim import --out`") {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("serve-replay-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string command = std::string(CKPTSIM_BINARY) + " import -q " + CKPTSIM_SOURCE_DIR +
+                              "/tests/data/real/07-doris-45965-completed-1.18.1.log --out " +
+                              out.string() + " 2>/dev/null";
+  REQUIRE(std::system(command.c_str()) == 0);
+  ServeProcess serve({"--replay", out.string()});
+  REQUIRE(serve.port() != 0);
+  const std::string jid = "560d874a798fafe761d41e2b5a33af03";
+  const HttpAnswer cps = http(serve.port(), "GET", "/v1/jobs/" + jid + "/checkpoints");
+  CHECK(cps.status == 200);
+  const json body = json::parse(cps.body);
+  CHECK(body["counts"]["completed"] == 2);
+  CHECK(body["history"][1]["checkpointed_size"] == 91130);
+  CHECK(http(serve.port(), "GET", "/jobs/" + jid).status == 200);
+  CHECK(http(serve.port(), "POST", "/jobs/" + jid + "/savepoints", "{}").status == 405);
+  CHECK(serve.terminate() == 0);
+  fs::remove_all(out);
 }
