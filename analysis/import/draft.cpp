@@ -58,6 +58,24 @@ std::string one_line(const std::string& s) {
   return out;
 }
 
+// Milliseconds as ckptsim's own keys take them (`duration`, `at`, `for`): parts summed,
+// "3 min 24 s 250 ms".
+std::string time_text(std::int64_t ms) {
+  if (ms <= 0) return "0 ms";
+  std::string out;
+  const auto part = [&](std::int64_t unit, const char* name) {
+    if (ms >= unit) {
+      out += (out.empty() ? "" : " ") + std::to_string(ms / unit) + " " + name;
+      ms %= unit;
+    }
+  };
+  part(3600000, "h");
+  part(60000, "min");
+  part(1000, "s");
+  part(1, "ms");
+  return out;
+}
+
 std::string two(std::int64_t v) { return (v < 10 ? "0" : "") + std::to_string(v); }
 
 // Epoch milliseconds as the `start:` syntax, UTC (Howard Hinnant's civil_from_days).
@@ -219,12 +237,35 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     });
     if (a.status == CheckpointStatus::completed && !failover_between) spacing.push_back(gap);
   }
-  if (spacing.empty()) spacing = any_spacing;
+  // From each (re)start to the first trigger after it: the random initial delay, at most the
+  // interval. Their longest, rounded up, stands in when the beat itself is never seen.
+  std::int64_t longest_delay = 0;
+  for (std::size_t k = 0; k < r.job_status_changes.size(); ++k) {
+    const run::JobStatusChange& s = r.job_status_changes[k];
+    if (s.to != JobStatus::running || (s.from != JobStatus::created && s.from != JobStatus::restarting))
+      continue;
+    const core::SimTime next_change =
+        k + 1 < r.job_status_changes.size() ? r.job_status_changes[k + 1].time : core::kNever;
+    for (const CheckpointRecord* c : cps)
+      if (c->periodic && c->trigger_time >= s.time && c->trigger_time < next_change) {
+        longest_delay = std::max(longest_delay, ms_of(c->trigger_time - s.time));
+        break;
+      }
+  }
   if (config && cc.interval) {
     f.interval_ms = ms_of(*cc.interval);
     f.flink.push_back({"execution.checkpointing.interval", duration_text(f.interval_ms),
                        "from /jobs/:jid/checkpoints/config"});
-  } else if (!spacing.empty()) {
+  } else if (spacing.empty() && longest_delay > 0) {
+    const std::int64_t unit = longest_delay > 60000 ? 60000 : longest_delay > 10000 ? 10000 : 1000;
+    f.interval_ms = std::max<std::int64_t>((longest_delay + unit - 1) / unit * unit, 10);
+    f.flink.push_back({"execution.checkpointing.interval", duration_text(f.interval_ms),
+                       "TODO: at least " + time_text(longest_delay) +
+                           ", the longest wait from a (re)start to its first trigger (a random "
+                           "initial delay up to the interval), rounded up; no regular beat of "
+                           "triggers is in the files. Read it from /jobs/:jid/checkpoints/config"});
+  } else if (!spacing.empty() || !any_spacing.empty()) {
+    if (spacing.empty()) spacing = any_spacing;
     std::sort(spacing.begin(), spacing.end());
     std::int64_t median = spacing[spacing.size() / 2];
     // Triggers are logged a few ms after the timer fires: whole seconds when that is the intent.
@@ -239,7 +280,7 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     // No checkpoint in the whole span: an interval longer than it keeps the draft so.
     f.interval_ms = std::max<std::int64_t>((ms_of(r.end_time) / 60000 + 1) * 60000 * 2, 60000);
     f.flink.push_back({"execution.checkpointing.interval", duration_text(f.interval_ms),
-                       "TODO: the files show no checkpoint in their " + duration_text(ms_of(r.end_time)) +
+                       "TODO: the files show no checkpoint in their " + time_text(ms_of(r.end_time)) +
                            ": the interval is longer than that (this placeholder) or checkpointing "
                            "is off. Read it from /jobs/:jid/checkpoints/config"});
   } else {
@@ -456,11 +497,32 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
       seed_note = "the files begin after the job started: their times are shifted so that the "
                   "first checkpoint triggers when the draft's does";
       if (covers_start && target - running_ms >= lo && target - running_ms <= hi) {
-        std::int64_t best = -1;
-        for (std::uint64_t s = 1; s <= 400000 && best != 0; ++s) {
-          const std::int64_t d = std::llabs(running_ms + init_delay_ms(s, lo, hi) - target);
-          if (best < 0 || d < best) {
+        // After each restart the coordinator draws its initial delay again from the same
+        // stream: among the seeds that place the first trigger best, prefer those that also
+        // place the first trigger after each of the next restarts.
+        std::vector<std::int64_t> later;
+        for (std::size_t k = 0; k < r.job_status_changes.size() && later.size() < 4; ++k) {
+          const run::JobStatusChange& s = r.job_status_changes[k];
+          if (s.from != JobStatus::restarting || s.to != JobStatus::running) continue;
+          const core::SimTime next_change =
+              k + 1 < r.job_status_changes.size() ? r.job_status_changes[k + 1].time : core::kNever;
+          for (const CheckpointRecord* c : cps)
+            if (c->periodic && c->trigger_time >= s.time && c->trigger_time < next_change) {
+              later.push_back(ms_of(c->trigger_time - s.time));
+              break;
+            }
+        }
+        std::int64_t best = -1, best_later = -1;
+        const std::uint64_t seeds = later.empty() ? 400000 : 2000000;
+        for (std::uint64_t s = 1; s <= seeds && !(best == 0 && later.empty()); ++s) {
+          core::RandomStream rng(s, "checkpoint-coordinator#1");
+          const std::int64_t d = std::llabs(running_ms + rng.uniform_int(lo, hi) - target);
+          if (best >= 0 && d > best) continue;
+          std::int64_t off = 0;
+          for (const std::int64_t want : later) off += std::llabs(rng.uniform_int(lo, hi) - want);
+          if (best < 0 || d < best || off < best_later) {
             best = d;
+            best_later = off;
             seed = s;
           }
         }
@@ -509,7 +571,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
     std::string until = "for ever: no checkpoint completed after it";
     if (next < cps.size()) {
       const std::int64_t end = std::max(draft_ms(cps[next]->trigger_time) - 1, start + 1000);
-      a.lines.push_back("for: " + duration_text(end - start));
+      a.lines.push_back("for: " + time_text(end - start));
       until = "until checkpoint " + std::to_string(cps[next]->id) + " (the next that completed) triggers";
     } else {
       a.lines.push_back("for: ever");
@@ -543,24 +605,51 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
                "# TODO: a stand-in. The job failed over with no checkpoint failure before it: find "
                "the task failure's exception (/jobs/:jid/exceptions) and which task it was"};
     actions.push_back(a);
-    // A checkpoint still pending then was slow: hold it until the failover aborts it.
+    // A checkpoint that failed with it (aborted, or declined by the failing task) was still
+    // pending: hold it until the failover.
     for (std::size_t i = 0; i < cps.size(); ++i) {
       const CheckpointRecord& c = *cps[i];
-      if (c.failure_reason != CheckpointFailureReason::checkpoint_coordinator_suspend ||
-          c.trigger_time >= t || std::llabs(c.end_time - t) > core::seconds(2))
+      if (c.status != CheckpointStatus::failed || expired(c) || c.trigger_time >= t ||
+          std::llabs(c.end_time - t) > core::seconds(2))
         continue;
       const std::int64_t start = stall_start(i);
       actions.push_back({start,
                          {"do: stall", "vertex: " + quoted(last_vertex),
-                          "for: " + duration_text(std::max<std::int64_t>(draft_ms(t) - start, 1)),
+                          "for: " + time_text(std::max<std::int64_t>(draft_ms(t) - start, 1)),
                           "# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
                               " was still pending when the job failed over: held from its trigger "
                               "until then. Find out what made it slow (its checkpoint details)"}});
     }
   }
+  bool cancelled = false;
   for (const run::JobStatusChange& s : r.job_status_changes)
-    if (s.from == JobStatus::running && s.to == JobStatus::cancelling)
+    if (s.from == JobStatus::running && s.to == JobStatus::cancelling) {
       actions.push_back({draft_ms(s.time), {"do: cancel", "# the job was cancelled"}});
+      cancelled = true;
+    }
+  // A checkpoint aborted because the job left RUNNING, when the files show no failover or
+  // cancellation to do it: a cancel stands in for whatever did.
+  for (std::size_t i = 0; i < cps.size() && !cancelled; ++i) {
+    const CheckpointRecord& c = *cps[i];
+    if (c.failure_reason != CheckpointFailureReason::checkpoint_coordinator_suspend) continue;
+    const bool failover_near = std::any_of(failovers.begin(), failovers.end(), [&](core::SimTime t) {
+      return std::llabs(c.end_time - t) <= core::seconds(2);
+    });
+    if (failover_near) continue;
+    const std::int64_t start = stall_start(i);
+    const std::int64_t at = std::max(draft_ms(c.end_time), draft_ms(c.trigger_time) + 100);
+    actions.push_back({start,
+                       {"do: stall", "vertex: " + quoted(last_vertex), "for: " + time_text(at - start + 1),
+                        "# TODO: a stand-in, holding checkpoint " + std::to_string(c.id) +
+                            " until the job leaves RUNNING"}});
+    actions.push_back({at,
+                       {"do: cancel",
+                        "# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
+                            " was aborted because the job left RUNNING (the coordinator was "
+                            "suspending), which the files do not show: find out whether it was "
+                            "cancelled, failed, or lost its JobManager's leadership"}});
+    break;
+  }
   std::stable_sort(actions.begin(), actions.end(),
                    [](const Action& a, const Action& b) { return a.at_ms < b.at_ms; });
 
@@ -577,12 +666,12 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
       << "\n";
   out << "seed: " << seed << "  # " << seed_note << "\n";
   out << "start: " << date_time(r.start_epoch_ms + shift_ms) << "  # UTC\n";
-  out << "duration: " << duration_text(duration) << "  # the span of the files\n";
+  out << "duration: " << time_text(duration) << "  # the span of the files\n";
   out << body.str();
   if (!actions.empty()) {
     out << "timeline:\n";
     for (const Action& a : actions) {
-      out << "  - at: " << duration_text(a.at_ms) << "\n";
+      out << "  - at: " << time_text(a.at_ms) << "\n";
       for (const std::string& l : a.lines) out << "    " << l << "\n";
     }
   }

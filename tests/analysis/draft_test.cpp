@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/expect.hpp"
 #include "analysis/import/draft.hpp"
 #include "analysis/import/import.hpp"
 #include "sim/run/run.hpp"
@@ -38,14 +39,18 @@ std::string draft_of(const analysis::Imported& imported) {
   return analysis::draft_scenario(imported.result, imported.report);
 }
 
-// Loads a draft; every diagnostic is a failure.
-model::Scenario load_draft(const std::string& text) {
-  const auto loaded = scenario::load_string(text, "draft.yaml");
+// Loads a draft; every diagnostic (warnings too) is a failure.
+scenario::LoadResult load_result(const std::string& text) {
+  auto loaded = scenario::load_string(text, "draft.yaml");
   INFO(text);
   INFO(scenario::format_diagnostics(loaded.diagnostics));
+  INFO(scenario::format_diagnostics(loaded.warnings));
   REQUIRE(loaded.ok());
-  return *loaded.scenario;
+  CHECK(loaded.warnings.empty());
+  return loaded;
 }
+
+model::Scenario load_draft(const std::string& text) { return *load_result(text).scenario; }
 
 // Completed (true) or failed (false), in id order, of the checkpoints that ended.
 std::vector<bool> pattern(const run::RunResult& r) {
@@ -63,15 +68,7 @@ constexpr std::size_t kFirstCheckpoints = 10;
 // Scenarios whose drafts do not reproduce their first checkpoints, and why (the draft only sees
 // the log: stand-ins cannot recreate every cause). Keep this list short; the test fails if a
 // scenario not on it stops reproducing, and when one on it starts to (then remove it).
-const std::set<std::string> kNotReproduced = {
-    // Doris rejects a stream load and the sink declines the checkpoint: the log shows the
-    // declines but the draft has no Doris, so its checkpoints complete.
-    "b07-doris-rejection-fails-checkpoint",
-    // The coordinator's random initial delay after each restart: the draft's seed places the
-    // first trigger on the log's, not the later ones, so after two restarts the draft runs one
-    // expiry behind within the same span.
-    "b04-cdc-uneven-split-queries",
-};
+const std::set<std::string> kNotReproduced = {};
 
 TEST_CASE("draft: every scenario's own log drafted back loads and reproduces its checkpoint pattern") {
   const fs::path root = CKPTSIM_SOURCE_DIR;
@@ -98,12 +95,13 @@ TEST_CASE("draft: every scenario's own log drafted back loads and reproduces its
     // Nothing to compare counts only when the draft has nothing either.
     const bool same = want.empty() ? got.empty()
                                    : got.size() >= k && std::equal(want.begin(), want.begin() + static_cast<long>(k), got.begin());
-    table << (same ? "  same " : "  DIFF ") << name << ": " << want.size() << " vs " << got.size()
-          << " checkpoints ended\n";
-    if (same) ++reproduced;
     // The whole pattern, as far as both runs got.
     const std::size_t n = std::min(want.size(), got.size());
-    if (std::equal(want.begin(), want.begin() + static_cast<long>(n), got.begin())) ++whole;
+    const bool all = std::equal(want.begin(), want.begin() + static_cast<long>(n), got.begin());
+    table << (same ? (all ? "  same " : "  first ") : "  DIFF ") << name << ": " << want.size()
+          << " vs " << got.size() << " checkpoints ended\n";
+    if (same) ++reproduced;
+    if (all) ++whole;
     INFO(text);
     CHECK(same != kNotReproduced.count(name) > 0);
   }
@@ -114,19 +112,26 @@ TEST_CASE("draft: every scenario's own log drafted back loads and reproduces its
   CHECK(reproduced == drafted - static_cast<int>(kNotReproduced.size()));
 }
 
-TEST_CASE("draft: drafts of real logs and REST JSON load without errors") {
+TEST_CASE("draft: drafts of real logs and REST JSON load and pass their own expectations") {
+  // Every file of tests/data/real with checkpoints or a failover; each draft must load without
+  // a diagnostic and, run, show the real checkpoint pattern and failover count it expects.
   const std::vector<std::vector<std::string>> inputs = {
-      {real("01-")}, {real("02-")}, {real("03-")}, {real("04-")}, {real("07-")}, {real("09-")},
-      {real("20-")}, {real("23-"), real("24-")}, {real("21-")}, {real("31-")}, {real("06-")}};
+      {real("01-")}, {real("02-")}, {real("03-")}, {real("04-")}, {real("06-")}, {real("07-")},
+      {real("09-")}, {real("11-")}, {real("12-")}, {real("13-")}, {real("14-")}, {real("20-")},
+      {real("21-")}, {real("23-"), real("24-")}, {real("31-")}, {real("33-")}};
   for (const auto& files : inputs) {
     INFO(files.front());
     const auto imported = import(files);
     const std::string text = draft_of(imported);
-    const model::Scenario draft = load_draft(text);
+    INFO(text);
+    const scenario::LoadResult loaded = load_result(text);
     // The expect block holds the real pattern, renumbered from 1.
     if (!imported.result.checkpoints.empty()) CHECK(text.find("  - checkpoint 1: ") != std::string::npos);
-    const run::RunResult r = run::run(draft);
-    CHECK(r.end_time > 0);
+    const run::RunResult r = run::run(*loaded.scenario);
+    for (const auto& result : analysis::check_expectations(loaded.expectations.items, r)) {
+      INFO(analysis::describe_result(result));
+      CHECK(result.passed);
+    }
   }
 }
 
