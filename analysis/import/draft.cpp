@@ -218,9 +218,9 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
                      report.flink_version.find("guess") == std::string::npos;
   f.flink.push_back({"version", quoted(modelled),
                      exact ? "as the files state"
-                           : "TODO: the files give Flink " + report.flink_version +
-                                 "; this is the nearest modelled version: check the real one (the "
-                                 "JobManager log's 'Version:' line at start-up)"});
+                           : "TODO: the Flink version per the files: " + report.flink_version +
+                                 "; this is the nearest modelled one. Check the real one (the "
+                                 "JobManager log's 'Version:' line at start-up, /overview)"});
 
   // The interval: configured, else the median spacing of consecutive periodic triggers.
   // Only the regular rhythm: after a completed checkpoint and with no failover in between (a

@@ -106,8 +106,8 @@ TEST_CASE("draft: every scenario's own log drafted back loads and reproduces its
     CHECK(same != kNotReproduced.count(name) > 0);
   }
   WARN("drafts reproducing the first " << kFirstCheckpoints << " checkpoints: " << reproduced << " of "
-                                       << drafted << "; the whole pattern: " << whole << "\n"
-                                       << table.str());
+                                       << drafted << "; the whole pattern: " << whole);
+  INFO(table.str());
   CHECK(drafted > 30);
   CHECK(reproduced == drafted - static_cast<int>(kNotReproduced.size()));
 }
@@ -148,7 +148,7 @@ TEST_CASE("draft: guessed values carry a TODO, configured ones say where they ca
 
   // doris#45965: checkpoints every 10 s with their sizes.
   const std::string doris = draft_of(import({real("07-")}));
-  CHECK(doris.find("version: \"1.17\"  # TODO: the files give Flink 1.15 or newer") != std::string::npos);
+  CHECK(doris.find("version: \"1.17\"  # TODO: the Flink version per the files: 1.15 or newer") != std::string::npos);
   CHECK(doris.find("state-size: ") != std::string::npos);
   CHECK(doris.find("# TODO: checkpoint ") != std::string::npos);
 
