@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/random.hpp"
@@ -28,15 +29,19 @@ using model::JobStatus;
 
 std::int64_t ms_of(core::SimTime t) { return t / core::kMillisecond; }
 
+// A text for a comment: one line, without control characters, at most `max` characters.
+std::string one_line(const std::string& s, std::size_t max = 100000) {
+  std::string out = s.substr(0, max);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return out;
+}
+
 // A YAML double-quoted scalar.
 std::string quoted(const std::string& s) {
   std::string out = "\"";
-  for (const char c : s) {
+  for (const char c : one_line(s)) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n' || c == '\r' || c == '\t') {
-      out += ' ';
-      continue;
-    }
     out += c;
   }
   return out + "\"";
@@ -48,14 +53,6 @@ std::string duration_text(std::int64_t ms) {
   if (ms > 0 && ms % 60000 == 0) return std::to_string(ms / 60000) + " min";
   if (ms > 0 && ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
   return std::to_string(ms) + " ms";
-}
-
-// A text for a comment: one line, at most 200 characters.
-std::string one_line(const std::string& s) {
-  std::string out = s.substr(0, 200);
-  std::replace(out.begin(), out.end(), '\n', ' ');
-  std::replace(out.begin(), out.end(), '\r', ' ');
-  return out;
 }
 
 // Milliseconds as ckptsim's own keys take them (`duration`, `at`, `for`): parts summed,
@@ -253,7 +250,7 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
       }
   }
   if (config && cc.interval) {
-    f.interval_ms = ms_of(*cc.interval);
+    f.interval_ms = std::max<std::int64_t>(ms_of(*cc.interval), 10);  // ckptsim's lower bound
     f.flink.push_back({"execution.checkpointing.interval", duration_text(f.interval_ms),
                        "from /jobs/:jid/checkpoints/config"});
   } else if (spacing.empty() && longest_delay > 0) {
@@ -294,7 +291,8 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
   for (const CheckpointRecord* c : cps)
     if (expired(*c) && c->end_time >= c->trigger_time) lasted.push_back(ms_of(c->end_time - c->trigger_time));
   if (config) {
-    f.flink.push_back({"execution.checkpointing.timeout", duration_text(ms_of(cc.timeout)),
+    f.flink.push_back({"execution.checkpointing.timeout",
+                       duration_text(std::max<std::int64_t>(ms_of(cc.timeout), 10)),
                        "from /jobs/:jid/checkpoints/config"});
   } else if (!lasted.empty()) {
     std::sort(lasted.begin(), lasted.end());
@@ -383,12 +381,19 @@ struct Action {
   std::vector<std::string> lines;
 };
 
+constexpr const char* kPlaceholderRate = "rate: 1000 records/s";
+
 // The first periodic trigger of the drafted job (no timeline) under `seed`, found by running it
 // briefly: seeds only move it by the coordinator's random initial delay (getRandomInitDelay).
 std::optional<std::int64_t> first_trigger_ms(const std::string& body, std::int64_t interval_ms,
                                              std::int64_t min_pause_ms) {
-  const std::int64_t horizon = 2 * std::max(interval_ms, min_pause_ms) + 60000;
-  const std::string text = "seed: 1\nduration: " + duration_text(horizon) + "\n" + body;
+  const std::int64_t horizon = std::max(interval_ms, min_pause_ms) + 60000;
+  // The data rate does not move the first trigger: a trickle keeps a long interval cheap.
+  std::string trickle = body;
+  for (std::size_t at = trickle.find(kPlaceholderRate); at != std::string::npos;
+       at = trickle.find(kPlaceholderRate, at))
+    trickle.replace(at, std::string_view(kPlaceholderRate).size(), "rate: 1 records/s");
+  const std::string text = "seed: 1\nduration: " + duration_text(horizon) + "\n" + trickle;
   const scenario::LoadResult loaded = scenario::load_string(text, "draft-calibration.yaml");
   if (!loaded.ok()) return std::nullopt;
   const run::RunResult r = run::run(*loaded.scenario);
@@ -415,7 +420,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
   std::ostringstream body;
   body << "flink:\n";
   for (const Option& o : facts.flink)
-    body << "  " << o.key << ": " << o.value << (o.comment.empty() ? "" : "  # " + o.comment) << "\n";
+    body << "  " << o.key << ": " << o.value << (o.comment.empty() ? "" : "  # " + one_line(o.comment)) << "\n";
 
   struct Vertex {
     std::string name;
@@ -424,9 +429,9 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
   std::vector<Vertex> vertices;
   std::set<std::string> names;
   for (const run::VertexInfo& v : r.vertices) {
-    std::string name = v.name.empty() ? "Vertex" : v.name;
-    if (name.size() > 200) name = name.substr(0, 200);
-    for (int n = 2; names.count(name); ++n) name = v.name + " (" + std::to_string(n) + ")";
+    const std::string base = v.name.empty() ? "Vertex" : one_line(v.name, 200);
+    std::string name = base;
+    for (int n = 2; names.count(name); ++n) name = base + " (" + std::to_string(n) + ")";
     names.insert(name);
     vertices.push_back({name, std::clamp(v.parallelism, 1, 4096)});
   }
@@ -452,7 +457,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
               "Take the vertices from /jobs/:jid or the task lines of a longer log\n";
     body << "      parallelism: " << v.parallelism << "\n";
     if (i == 0) {
-      body << "      rate: 1000 records/s  # TODO: a placeholder; measure the source's "
+      body << "      " << kPlaceholderRate << "  # TODO: a placeholder; measure the source's "
               "numRecordsOutPerSecond per subtask\n";
       const int reading = v.parallelism - static_cast<int>(fin.finished.size());
       if (v.name == fin.task && !fin.finished.empty() && reading >= 1)
@@ -658,8 +663,8 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
   duration = std::max<std::int64_t>(duration, 1000);
 
   std::ostringstream out;
-  out << "# Drafted by `ckptsim draft` from " << (r.imported_from.empty() ? "(no file)" : r.imported_from)
-      << ".\n# Flink version: " << report.flink_version << ".\n"
+  out << "# Drafted by `ckptsim draft` from " << (r.imported_from.empty() ? "(no file)" : one_line(r.imported_from))
+      << ".\n# Flink version: " << one_line(report.flink_version) << ".\n"
       << "# Every `# TODO` marks a guess: measure it on the real job and replace it. `ckptsim test`\n"
       << "# on this file says whether it reproduces the incident (the `expect:` block below).\n";
   out << "name: " << quoted("draft of " + (r.job_name.empty() ? std::string("imported job") : r.job_name))
@@ -672,7 +677,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
     out << "timeline:\n";
     for (const Action& a : actions) {
       out << "  - at: " << time_text(a.at_ms) << "\n";
-      for (const std::string& l : a.lines) out << "    " << l << "\n";
+      for (const std::string& l : a.lines) out << "    " << one_line(l) << "\n";
     }
   }
   out << "expect:\n";
@@ -689,7 +694,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
       if (c->status == CheckpointStatus::failed && suspended)
         out << "  # aborted by the job leaving RUNNING";
       else if (c->status == CheckpointStatus::failed && !expired(*c))
-        out << "  # TODO: " << one_line(c->failure_message.empty() ? "failed" : c->failure_message)
+        out << "  # TODO: " << one_line(c->failure_message.empty() ? "failed" : c->failure_message, 200)
             << " (no stand-in reproduces this failure: find why it failed)";
       out << "\n";
     }

@@ -161,3 +161,43 @@ TEST_CASE("draft: guessed values carry a TODO, configured ones say where they ca
   CHECK(rest.find("real checkpoint ") != std::string::npos);
   CHECK(rest.find("TODO: the files name no task") != std::string::npos);
 }
+
+TEST_CASE("draft: odd imported values still give a scenario that loads") {
+  run::RunResult r;
+  r.imported_from = "odd.log";
+  r.job_name = "job \"with\" quotes\\ and\ttabs # not a comment";
+  r.start_epoch_ms = 0;
+  for (const std::string& name : {std::string("Source: \"a\" \\ b"), std::string("dup"), std::string("dup"),
+                                  std::string(3000, 'x'), std::string("ctrl\x01\x7f: {x}"), std::string()}) {
+    run::VertexInfo v;
+    v.name = name;
+    v.parallelism = name == "dup" ? 0 : 3;
+    r.vertices.push_back(v);
+  }
+  r.flink.checkpointing.interval = core::milliseconds(1);
+  r.flink.checkpointing.timeout = core::milliseconds(2);
+  r.flink.checkpointing.max_concurrent = 5;
+  r.flink.checkpointing.unaligned = true;
+  for (std::int64_t id : {7, 9, 1000000}) {
+    run::CheckpointRecord c;
+    c.id = id;
+    c.trigger_time = id == 9 ? -5 : core::milliseconds(id);
+    c.end_time = c.trigger_time + core::milliseconds(3);
+    c.status = id == 9 ? CheckpointStatus::failed : CheckpointStatus::completed;
+    c.failure_reason = id == 9 ? std::optional(model::CheckpointFailureReason::checkpoint_expired) : std::nullopt;
+    c.failure_message = "line one\nline two";
+    c.imported_size = id == 7 ? (std::int64_t{1} << 50) : -1;
+    r.checkpoints.push_back(c);
+  }
+  r.end_time = core::milliseconds(5);
+  analysis::ImportReport report;
+  report.files = {"odd.json: Flink REST /jobs/:jid/checkpoints/config"};
+  report.flink_version = "9.9 \"weird\"\nversion";
+  const std::string text = analysis::draft_scenario(r, report);
+  load_draft(text);
+  r.vertices.clear();
+  r.checkpoints.clear();
+  r.end_time = 0;
+  report.files.clear();
+  load_draft(analysis::draft_scenario(r, report));
+}
