@@ -351,6 +351,33 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
                        "TODO: unknown (no failed checkpoint tells); Flink's default applies"});
   }
 
+  // Restarts: how long RESTARTING lasted (the strategy's delay), or a job that failed for good.
+  std::vector<std::int64_t> restart_ms;
+  bool failing = false;
+  for (std::size_t k = 0; k < r.job_status_changes.size(); ++k) {
+    const run::JobStatusChange& s = r.job_status_changes[k];
+    failing = failing || (s.from == JobStatus::running && s.to == JobStatus::failing);
+    if (s.from == JobStatus::restarting && s.to == JobStatus::running && k > 0 &&
+        r.job_status_changes[k - 1].to == JobStatus::restarting)
+      restart_ms.push_back(ms_of(s.time - r.job_status_changes[k - 1].time));
+  }
+  const bool restarted = std::any_of(r.job_status_changes.begin(), r.job_status_changes.end(),
+                                     [](const run::JobStatusChange& s) { return s.to == JobStatus::restarting; });
+  if (failing && !restarted) {
+    f.flink.push_back({"restart-strategy.type", "none",
+                       "TODO: the job went from RUNNING to FAILING without a restart: no restart "
+                       "strategy, or its attempts were used up. Check restart-strategy.*"});
+  } else if (!restart_ms.empty()) {
+    std::sort(restart_ms.begin(), restart_ms.end());
+    const std::int64_t median = restart_ms[restart_ms.size() / 2];
+    if (std::llabs(median - 1000) > 100) {
+      f.flink.push_back({"restart-strategy.type", "fixed-delay",
+                         "TODO: measured from the log, the median of " + std::to_string(restart_ms.size()) +
+                             " restarts (RESTARTING to RUNNING); the real strategy may be another"});
+      f.flink.push_back({"restart-strategy.fixed-delay.attempts", "2147483647", ""});
+      f.flink.push_back({"restart-strategy.fixed-delay.delay", duration_text(std::max<std::int64_t>(median, 0)), ""});
+    }
+  }
   if (const FinishedSubtasks fin = finished_subtasks(r); fin.aborts)
     f.flink.push_back({"execution.checkpointing.checkpoints-after-tasks-finish.enabled", "false",
                        "the log shows triggers aborted because subtasks of " + fin.task +
@@ -564,6 +591,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
       }
     return std::clamp<std::int64_t>(start, 0, draft_ms(c.trigger_time));
   };
+  std::set<std::int64_t> stood_in;  // failed checkpoints a stand-in makes fail
   for (std::size_t i = 0; i < cps.size(); ++i) {
     const CheckpointRecord& c = *cps[i];
     if (!expired(c)) continue;
@@ -586,6 +614,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
                       ". Find out what the late subtasks waited for (back pressure, a blocked "
                       "sink or source, a slow snapshot): the checkpoint's details in the web UI");
     actions.push_back(a);
+    for (std::size_t j = i; j < next; ++j) stood_in.insert(cps[j]->id);
     i = next == cps.size() ? cps.size() : next - 1;
   }
   for (const CheckpointRecord* c : cps) {
@@ -618,6 +647,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
           std::llabs(c.end_time - t) > core::seconds(2))
         continue;
       const std::int64_t start = stall_start(i);
+      stood_in.insert(c.id);
       actions.push_back({start,
                          {"do: stall", "vertex: " + quoted(last_vertex),
                           "for: " + time_text(std::max<std::int64_t>(draft_ms(t) - start, 1)),
@@ -643,6 +673,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
     if (failover_near) continue;
     const std::int64_t start = stall_start(i);
     const std::int64_t at = std::max(draft_ms(c.end_time), draft_ms(c.trigger_time) + 100);
+    stood_in.insert(c.id);
     actions.push_back({start,
                        {"do: stall", "vertex: " + quoted(last_vertex), "for: " + time_text(at - start + 1),
                         "# TODO: a stand-in, holding checkpoint " + std::to_string(c.id) +
@@ -657,6 +688,25 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
   }
   std::stable_sort(actions.begin(), actions.end(),
                    [](const Action& a, const Action& b) { return a.at_ms < b.at_ms; });
+  // Checkpoints that failed for a reason no stand-in recreates (declined, failed at trigger),
+  // from one on and none completed after: a master hook that fails from then on.
+  std::string hooks;
+  for (std::size_t i = 0; i < cps.size(); ++i) {
+    const CheckpointRecord& c = *cps[i];
+    if (c.status != CheckpointStatus::failed || stood_in.count(c.id)) continue;
+    const bool none_completed_after = std::none_of(cps.begin() + static_cast<long>(i), cps.end(),
+                                                   [](const CheckpointRecord* d) {
+                                                     return d->status == CheckpointStatus::completed;
+                                                   });
+    if (!none_completed_after) continue;
+    for (std::size_t j = i; j < cps.size(); ++j) stood_in.insert(cps[j]->id);
+    hooks = "jobmanager:\n  hooks:\n    - name: \"stand-in for checkpoint " + std::to_string(c.id) +
+            "\"\n      fails-at: " + time_text(stall_start(i)) + "\n      # TODO: a stand-in. From checkpoint " +
+            std::to_string(c.id) + " on, checkpoints failed (" +
+            one_line(c.failure_message.empty() ? "the files do not say why" : c.failure_message, 200) +
+            "): a master hook that fails makes the draft's fail too. Find out why they failed\n";
+    break;
+  }
 
   std::int64_t duration = ms_of(r.end_time) - shift_ms + 1000;
   for (const Action& a : actions) duration = std::max(duration, a.at_ms + 1000);
@@ -672,7 +722,7 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
   out << "seed: " << seed << "  # " << seed_note << "\n";
   out << "start: " << date_time(r.start_epoch_ms + shift_ms) << "  # UTC\n";
   out << "duration: " << time_text(duration) << "  # the span of the files\n";
-  out << body.str();
+  out << body.str() << hooks;
   if (!actions.empty()) {
     out << "timeline:\n";
     for (const Action& a : actions) {
@@ -695,11 +745,22 @@ std::string draft_scenario(const run::RunResult& r, const ImportReport& report) 
         out << "  # aborted by the job leaving RUNNING";
       else if (c->status == CheckpointStatus::failed && !expired(*c))
         out << "  # TODO: " << one_line(c->failure_message.empty() ? "failed" : c->failure_message, 200)
-            << " (no stand-in reproduces this failure: find why it failed)";
+            << (stood_in.count(c->id) ? " (a stand-in above makes it fail: find why it failed)"
+                                      : " (no stand-in reproduces this failure: find why it failed)");
       out << "\n";
     }
   }
-  out << "  - failovers: " << failovers.size() << "\n";
+  // Flink counts a failover that restarts; RUNNING -> FAILING ends the job.
+  std::size_t restarting = failovers.size();
+  bool failed_for_good = false;
+  for (const run::JobStatusChange& s : r.job_status_changes)
+    if (s.from == JobStatus::running && s.to == JobStatus::failing) {
+      --restarting;
+      failed_for_good = true;
+    }
+  out << "  - failovers: " << restarting << "\n";
+  if (failed_for_good && r.final_status != JobStatus::running && r.final_status != JobStatus::restarting)
+    out << "  - job: FAILED\n";
   for (const std::string& note : facts.failover_notes) out << "  # " << note << "\n";
   return out.str();
 }
