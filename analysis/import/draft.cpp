@@ -22,12 +22,14 @@ namespace ckptsim::analysis {
 
 namespace {
 
-using run::CheckpointRecord;
-using run::CheckpointStatus;
 using model::CheckpointFailureReason;
 using model::JobStatus;
+using run::CheckpointRecord;
+using run::CheckpointStatus;
 
-std::int64_t ms_of(core::SimTime t) { return t / core::kMillisecond; }
+std::int64_t ms_of(core::SimTime t) {
+  return t / core::kMillisecond;
+}
 
 // A text for a comment: one line, without control characters, at most `max` characters.
 std::string one_line(const std::string& s, std::size_t max = 100000) {
@@ -73,7 +75,9 @@ std::string time_text(std::int64_t ms) {
   return out;
 }
 
-std::string two(std::int64_t v) { return (v < 10 ? "0" : "") + std::to_string(v); }
+std::string two(std::int64_t v) {
+  return (v < 10 ? "0" : "") + std::to_string(v);
+}
 
 // Epoch milliseconds as the `start:` syntax, UTC (Howard Hinnant's civil_from_days).
 std::string date_time(std::int64_t epoch_ms) {
@@ -101,7 +105,9 @@ std::string date_time(std::int64_t epoch_ms) {
   return out;
 }
 
-bool ended(const CheckpointRecord& c) { return c.status != CheckpointStatus::in_progress; }
+bool ended(const CheckpointRecord& c) {
+  return c.status != CheckpointStatus::in_progress;
+}
 bool expired(const CheckpointRecord& c) {
   return c.status == CheckpointStatus::failed &&
          c.failure_reason == CheckpointFailureReason::checkpoint_expired;
@@ -161,11 +167,13 @@ struct FinishedSubtasks {
 
 FinishedSubtasks finished_subtasks(const run::RunResult& r) {
   static const std::regex kFinished(R"(^(.+) \((\d+)/(\d+)\).* switched from RUNNING to FINISHED)");
-  static const std::regex kAbort(R"(Checkpoint triggering task (.+) \((\d+)/(\d+)\) of job [0-9a-f]{32} is not (in state RUNNING but FINISHED|being executed))");
+  static const std::regex kAbort(
+      R"(Checkpoint triggering task (.+) \((\d+)/(\d+)\) of job [0-9a-f]{32} is not (in state RUNNING but FINISHED|being executed))");
   FinishedSubtasks f;
   std::smatch m;
   for (const run::LogRecord& l : r.log) {
-    if (l.message.find("FINISHED") == std::string::npos && l.message.find("triggering task") == std::string::npos)
+    if (l.message.find("FINISHED") == std::string::npos &&
+        l.message.find("triggering task") == std::string::npos)
       continue;
     const bool finished = std::regex_search(l.message, m, kFinished);
     const bool abort = !finished && std::regex_search(l.message, m, kAbort);
@@ -201,9 +209,9 @@ struct Facts {
 Facts flink_facts(const run::RunResult& r, const ImportReport& report,
                   const std::vector<const CheckpointRecord*>& cps) {
   Facts f;
-  const bool config = std::any_of(report.files.begin(), report.files.end(), [](const std::string& s) {
-    return s.find("checkpoints/config") != std::string::npos;
-  });
+  const bool config = std::any_of(
+      report.files.begin(), report.files.end(),
+      [](const std::string& s) { return s.find("checkpoints/config") != std::string::npos; });
   const bool tolerable_configured =
       config && std::none_of(report.files.begin(), report.files.end(), [](const std::string& s) {
         return s.find("no tolerable_failed_checkpoints") != std::string::npos;
@@ -226,12 +234,13 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
   std::vector<std::int64_t> spacing, any_spacing;
   for (std::size_t i = 1; i < cps.size(); ++i) {
     const CheckpointRecord &a = *cps[i - 1], &b = *cps[i];
-    if (!a.periodic || !b.periodic || b.id != a.id + 1 || b.trigger_time <= a.trigger_time) continue;
+    if (!a.periodic || !b.periodic || b.id != a.id + 1 || b.trigger_time <= a.trigger_time)
+      continue;
     const std::int64_t gap = ms_of(b.trigger_time - a.trigger_time);
     any_spacing.push_back(gap);
-    const bool failover_between = std::any_of(failovers.begin(), failovers.end(), [&](core::SimTime t) {
-      return t > a.trigger_time && t <= b.trigger_time;
-    });
+    const bool failover_between =
+        std::any_of(failovers.begin(), failovers.end(),
+                    [&](core::SimTime t) { return t > a.trigger_time && t <= b.trigger_time; });
     if (a.status == CheckpointStatus::completed && !failover_between) spacing.push_back(gap);
   }
   // From each (re)start to the first trigger after it: the random initial delay, at most the
@@ -239,7 +248,8 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
   std::int64_t longest_delay = 0;
   for (std::size_t k = 0; k < r.job_status_changes.size(); ++k) {
     const run::JobStatusChange& s = r.job_status_changes[k];
-    if (s.to != JobStatus::running || (s.from != JobStatus::created && s.from != JobStatus::restarting))
+    if (s.to != JobStatus::running ||
+        (s.from != JobStatus::created && s.from != JobStatus::restarting))
       continue;
     const core::SimTime next_change =
         k + 1 < r.job_status_changes.size() ? r.job_status_changes[k + 1].time : core::kNever;
@@ -269,15 +279,16 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     if (median >= 10000 && std::llabs(median - (median + 500) / 1000 * 1000) <= 50)
       median = (median + 500) / 1000 * 1000;
     f.interval_ms = std::max<std::int64_t>(median, 10);
-    f.flink.push_back({"execution.checkpointing.interval", duration_text(f.interval_ms),
-                       "measured from the log: the median spacing of " +
-                           std::to_string(spacing.size()) +
-                           " consecutive periodic triggers (TODO: confirm in the job's configuration)"});
+    f.flink.push_back(
+        {"execution.checkpointing.interval", duration_text(f.interval_ms),
+         "measured from the log: the median spacing of " + std::to_string(spacing.size()) +
+             " consecutive periodic triggers (TODO: confirm in the job's configuration)"});
   } else if (cps.empty() && r.end_time > 0) {
     // No checkpoint in the whole span: an interval longer than it keeps the draft so.
     f.interval_ms = std::max<std::int64_t>((ms_of(r.end_time) / 60000 + 1) * 60000 * 2, 60000);
     f.flink.push_back({"execution.checkpointing.interval", duration_text(f.interval_ms),
-                       "TODO: the files show no checkpoint in their " + time_text(ms_of(r.end_time)) +
+                       "TODO: the files show no checkpoint in their " +
+                           time_text(ms_of(r.end_time)) +
                            ": the interval is longer than that (this placeholder) or checkpointing "
                            "is off. Read it from /jobs/:jid/checkpoints/config"});
   } else {
@@ -289,7 +300,8 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
   // The timeout: configured, else how long the expired checkpoints lasted (= the timeout).
   std::vector<std::int64_t> lasted;
   for (const CheckpointRecord* c : cps)
-    if (expired(*c) && c->end_time >= c->trigger_time) lasted.push_back(ms_of(c->end_time - c->trigger_time));
+    if (expired(*c) && c->end_time >= c->trigger_time)
+      lasted.push_back(ms_of(c->end_time - c->trigger_time));
   if (config) {
     f.flink.push_back({"execution.checkpointing.timeout",
                        duration_text(std::max<std::int64_t>(ms_of(cc.timeout), 10)),
@@ -298,7 +310,8 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     std::sort(lasted.begin(), lasted.end());
     std::int64_t timeout = lasted[lasted.size() / 2];
     if (timeout >= 1000) timeout = timeout / 1000 * 1000;  // expiry is logged just after it
-    f.flink.push_back({"execution.checkpointing.timeout", duration_text(std::max<std::int64_t>(timeout, 10)),
+    f.flink.push_back({"execution.checkpointing.timeout",
+                       duration_text(std::max<std::int64_t>(timeout, 10)),
                        "measured from the log: how long the " + std::to_string(lasted.size()) +
                            " expired checkpoint(s) lasted"});
   } else {
@@ -318,15 +331,15 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     for (; next_change < failovers.size() && failovers[next_change] < c->end_time; ++next_change)
       run_length = 0;
     ++run_length;
-    const bool failover_follows = std::any_of(failovers.begin(), failovers.end(), [&](core::SimTime t) {
-      return t >= c->end_time && t <= c->end_time + core::seconds(2);
-    });
+    const bool failover_follows = std::any_of(
+        failovers.begin(), failovers.end(),
+        [&](core::SimTime t) { return t >= c->end_time && t <= c->end_time + core::seconds(2); });
     if (failover_follows) {
       if (!implied_exact) {
         implied_exact = run_length - 1;
         f.failover_notes.push_back(
-            "the log shows a global failover right after failure number " + std::to_string(run_length) +
-            " in a row (checkpoint " + std::to_string(c->id) +
+            "the log shows a global failover right after failure number " +
+            std::to_string(run_length) + " in a row (checkpoint " + std::to_string(c->id) +
             "), which implies execution.checkpointing.tolerable-failed-checkpoints: " +
             std::to_string(run_length - 1));
       }
@@ -342,7 +355,8 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     f.flink.push_back({"execution.checkpointing.tolerable-failed-checkpoints",
                        std::to_string(*implied_exact), f.failover_notes.front()});
   } else if (tolerated > 0) {
-    f.flink.push_back({"execution.checkpointing.tolerable-failed-checkpoints", std::to_string(tolerated),
+    f.flink.push_back({"execution.checkpointing.tolerable-failed-checkpoints",
+                       std::to_string(tolerated),
                        "TODO: at least this many: " + std::to_string(tolerated) +
                            " failed checkpoint(s) in a row without a failover; read the real "
                            "value from /jobs/:jid/checkpoints/config"});
@@ -361,8 +375,9 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
         r.job_status_changes[k - 1].to == JobStatus::restarting)
       restart_ms.push_back(ms_of(s.time - r.job_status_changes[k - 1].time));
   }
-  const bool restarted = std::any_of(r.job_status_changes.begin(), r.job_status_changes.end(),
-                                     [](const run::JobStatusChange& s) { return s.to == JobStatus::restarting; });
+  const bool restarted =
+      std::any_of(r.job_status_changes.begin(), r.job_status_changes.end(),
+                  [](const run::JobStatusChange& s) { return s.to == JobStatus::restarting; });
   if (failing && !restarted) {
     f.flink.push_back({"restart-strategy.type", "none",
                        "TODO: the job went from RUNNING to FAILING without a restart: no restart "
@@ -371,11 +386,13 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     std::sort(restart_ms.begin(), restart_ms.end());
     const std::int64_t median = restart_ms[restart_ms.size() / 2];
     if (std::llabs(median - 1000) > 100) {
-      f.flink.push_back({"restart-strategy.type", "fixed-delay",
-                         "TODO: measured from the log, the median of " + std::to_string(restart_ms.size()) +
-                             " restarts (RESTARTING to RUNNING); the real strategy may be another"});
+      f.flink.push_back(
+          {"restart-strategy.type", "fixed-delay",
+           "TODO: measured from the log, the median of " + std::to_string(restart_ms.size()) +
+               " restarts (RESTARTING to RUNNING); the real strategy may be another"});
       f.flink.push_back({"restart-strategy.fixed-delay.attempts", "2147483647", ""});
-      f.flink.push_back({"restart-strategy.fixed-delay.delay", duration_text(std::max<std::int64_t>(median, 0)), ""});
+      f.flink.push_back({"restart-strategy.fixed-delay.delay",
+                         duration_text(std::max<std::int64_t>(median, 0)), ""});
     }
   }
   if (const FinishedSubtasks fin = finished_subtasks(r); fin.aborts)
@@ -392,8 +409,8 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     f.flink.push_back({"execution.checkpointing.unaligned.enabled", cc.unaligned ? "true" : "false",
                        "from /jobs/:jid/checkpoints/config"});
     if (cc.mode == model::CheckpointingMode::at_least_once)
-      f.flink.push_back({"execution.checkpointing.mode", "AT_LEAST_ONCE",
-                         "from /jobs/:jid/checkpoints/config"});
+      f.flink.push_back(
+          {"execution.checkpointing.mode", "AT_LEAST_ONCE", "from /jobs/:jid/checkpoints/config"});
   } else {
     f.flink.push_back({"# execution.checkpointing.min-pause", "0",
                        "TODO: min pause, max concurrent checkpoints and unaligned checkpoints are "
@@ -434,335 +451,427 @@ std::int64_t init_delay_ms(std::uint64_t seed, std::int64_t lo, std::int64_t hi)
   return rng.uniform_int(lo, std::max(lo, hi));
 }
 
-}  // namespace
+// The draft of one imported result, section by section; every section reads the checkpoints
+// in id order (`cps_`).
+class Drafter {
+ public:
+  Drafter(const run::RunResult& r, const ImportReport& report)
+      : r_(r), report_(report), fin_(finished_subtasks(r)), failovers_(failover_times(r)) {
+    for (const CheckpointRecord& c : r.checkpoints) cps_.push_back(&c);
+    std::sort(cps_.begin(), cps_.end(),
+              [](const CheckpointRecord* a, const CheckpointRecord* b) { return a->id < b->id; });
+    facts_ = flink_facts(r, report, cps_);
+  }
 
-std::string draft_scenario(const run::RunResult& r, const ImportReport& report) {
-  std::vector<const CheckpointRecord*> cps;
-  for (const CheckpointRecord& c : r.checkpoints) cps.push_back(&c);
-  std::sort(cps.begin(), cps.end(),
-            [](const CheckpointRecord* a, const CheckpointRecord* b) { return a->id < b->id; });
-  const Facts facts = flink_facts(r, report, cps);
+  std::string text() {
+    // The flink and job sections, the same for the calibration run and the draft.
+    const std::string body = flink_section() + job_section();
+    align(body);
+    expired_stand_ins();
+    savepoints();
+    failover_stand_ins();
+    exit_stand_ins();
+    std::stable_sort(actions_.begin(), actions_.end(),
+                     [](const Action& a, const Action& b) { return a.at_ms < b.at_ms; });
+    const std::string hooks = hook_stand_in();
+    return header() + body + hooks + timeline() + expect_section();
+  }
 
-  // The job body (flink and job sections), the same for the calibration run and the draft.
-  std::ostringstream body;
-  body << "flink:\n";
-  for (const Option& o : facts.flink)
-    body << "  " << o.key << ": " << o.value << (o.comment.empty() ? "" : "  # " + one_line(o.comment)) << "\n";
-
+ private:
   struct Vertex {
     std::string name;
     int parallelism = 1;
   };
-  std::vector<Vertex> vertices;
-  std::set<std::string> names;
-  for (const run::VertexInfo& v : r.vertices) {
-    const std::string base = v.name.empty() ? "Vertex" : one_line(v.name, 200);
-    std::string name = base;
-    for (int n = 2; names.count(name); ++n) name = base + " (" + std::to_string(n) + ")";
-    names.insert(name);
-    vertices.push_back({name, std::clamp(v.parallelism, 1, 4096)});
-  }
-  const FinishedSubtasks fin = finished_subtasks(r);
-  if (vertices.empty() && !fin.task.empty()) vertices.push_back({fin.task, std::clamp(fin.parallelism, 1, 4096)});
-  const bool vertices_known = !vertices.empty();
-  if (!vertices_known) vertices.push_back({"Source -> Sink", 1});
-  int total_parallelism = 0;
-  for (const Vertex& v : vertices) total_parallelism += v.parallelism;
 
-  const CheckpointRecord* sized = nullptr;
-  for (const CheckpointRecord* c : cps)
-    if (c->status == CheckpointStatus::completed && c->imported_size > 0) sized = c;
-  const std::int64_t state_per_subtask = sized ? sized->imported_size / total_parallelism : 0;
-
-  body << "job:\n  name: " << quoted(r.job_name.empty() ? "imported-job" : r.job_name) << "\n";
-  body << "  vertices:\n";
-  for (std::size_t i = 0; i < vertices.size(); ++i) {
-    const Vertex& v = vertices[i];
-    body << "    - name: " << quoted(v.name) << "\n";
-    if (!vertices_known)
-      body << "      # TODO: the files name no task; one chained source -> sink stands for the job. "
-              "Take the vertices from /jobs/:jid or the task lines of a longer log\n";
-    body << "      parallelism: " << v.parallelism << "\n";
-    if (i == 0) {
-      body << "      " << kPlaceholderRate << "  # TODO: a placeholder; measure the source's "
-              "numRecordsOutPerSecond per subtask\n";
-      const int reading = v.parallelism - static_cast<int>(fin.finished.size());
-      if (v.name == fin.task && !fin.finished.empty() && reading >= 1)
-        body << "      source-api: legacy  # TODO: a stand-in. " << fin.finished.size() << " of its "
-             << v.parallelism << " subtasks FINISHED while the job ran: a source with fewer "
-             << "partitions than subtasks. Check its partitions and its source API\n"
-             << "      partitions: " << reading << "\n";
-    } else {
-      body << "      input: { from: " << quoted(vertices[i - 1].name)
-           << ", ship: rebalance }  # TODO: the edge (forward, hash, rebalance) and the topology "
-              "are not in the files: a chain in task order\n";
-      body << "      cost: 1 us/record  # TODO: a placeholder; measure the busy time per record\n";
-    }
-    if (state_per_subtask > 0)
-      body << "      state-size: " << state_per_subtask << " b  # TODO: checkpoint "
-           << sized->id << " was " << sized->imported_size << " bytes, spread evenly over "
-           << total_parallelism << " subtasks; measure each operator's state in "
-           << "/jobs/:jid/checkpoints/details/:id\n";
+  std::string flink_section() const {
+    std::string out = "flink:\n";
+    for (const Option& o : facts_.flink)
+      out += "  " + o.key + ": " + o.value +
+             (o.comment.empty() ? "" : "  # " + one_line(o.comment)) + "\n";
+    return out;
   }
 
-  // Place the draft's first periodic checkpoint on the imported one: pick the seed whose random
-  // initial delay lands it there when the files cover the job's start, else shift the files'
-  // times onto the draft's.
-  const CheckpointRecord* first_periodic = nullptr;
-  for (const CheckpointRecord* c : cps)
-    if (c->periodic && c->trigger_time >= 0) {
-      first_periodic = c;
-      break;
+  // The vertices as the task lines or /jobs/:jid name them, a chain in that order.
+  std::string job_section() {
+    std::ostringstream out;
+    std::set<std::string> names;
+    for (const run::VertexInfo& v : r_.vertices) {
+      const std::string base = v.name.empty() ? "Vertex" : one_line(v.name, 200);
+      std::string name = base;
+      for (int n = 2; names.count(name); ++n) name = base + " (" + std::to_string(n) + ")";
+      names.insert(name);
+      vertices_.push_back({name, std::clamp(v.parallelism, 1, 4096)});
     }
-  std::uint64_t seed = 1;
-  std::int64_t shift_ms = 0;  // draft time = imported time - shift
-  std::string seed_note = "any seed: nothing in the files depends on it";
-  const std::int64_t lo = facts.min_pause_ms, hi = std::max(facts.interval_ms, facts.min_pause_ms);
-  if (first_periodic) {
-    if (const auto calibrated = first_trigger_ms(body.str(), facts.interval_ms, facts.min_pause_ms)) {
-      const std::int64_t running_ms = *calibrated - init_delay_ms(1, lo, hi);
-      const std::int64_t target = ms_of(first_periodic->trigger_time);
-      bool covers_start = false;
-      for (const run::JobStatusChange& s : r.job_status_changes)
-        if (s.to == JobStatus::running && s.from == JobStatus::created && s.time <= first_periodic->trigger_time)
-          covers_start = true;
-      seed_note = "the files begin after the job started: their times are shifted so that the "
-                  "first checkpoint triggers when the draft's does";
-      if (covers_start && target - running_ms >= lo && target - running_ms <= hi) {
-        // After each restart the coordinator draws its initial delay again from the same
-        // stream: among the seeds that place the first trigger best, prefer those that also
-        // place the first trigger after each of the next restarts.
-        std::vector<std::int64_t> later;
-        for (std::size_t k = 0; k < r.job_status_changes.size() && later.size() < 4; ++k) {
-          const run::JobStatusChange& s = r.job_status_changes[k];
-          if (s.from != JobStatus::restarting || s.to != JobStatus::running) continue;
-          const core::SimTime next_change =
-              k + 1 < r.job_status_changes.size() ? r.job_status_changes[k + 1].time : core::kNever;
-          for (const CheckpointRecord* c : cps)
-            if (c->periodic && c->trigger_time >= s.time && c->trigger_time < next_change) {
-              later.push_back(ms_of(c->trigger_time - s.time));
-              break;
-            }
-        }
-        std::int64_t best = -1, best_later = -1;
-        const std::uint64_t seeds = later.empty() ? 400000 : 2000000;
-        for (std::uint64_t s = 1; s <= seeds && !(best == 0 && later.empty()); ++s) {
-          core::RandomStream rng(s, "checkpoint-coordinator#1");
-          const std::int64_t d = std::llabs(running_ms + rng.uniform_int(lo, hi) - target);
-          if (best >= 0 && d > best) continue;
-          std::int64_t off = 0;
-          for (const std::int64_t want : later) off += std::llabs(rng.uniform_int(lo, hi) - want);
-          if (best < 0 || d < best || off < best_later) {
-            best = d;
-            best_later = off;
-            seed = s;
-          }
-        }
-        seed_note = "chosen so that the first checkpoint triggers when the log's does (Flink's "
-                    "random initial delay)";
+    if (vertices_.empty() && !fin_.task.empty())
+      vertices_.push_back({fin_.task, std::clamp(fin_.parallelism, 1, 4096)});
+    vertices_known_ = !vertices_.empty();
+    if (!vertices_known_) vertices_.push_back({"Source -> Sink", 1});
+    int total_parallelism = 0;
+    for (const Vertex& v : vertices_) total_parallelism += v.parallelism;
+
+    const CheckpointRecord* sized = nullptr;
+    for (const CheckpointRecord* c : cps_)
+      if (c->status == CheckpointStatus::completed && c->imported_size > 0) sized = c;
+    const std::int64_t state_per_subtask = sized ? sized->imported_size / total_parallelism : 0;
+
+    out << "job:\n  name: " << quoted(r_.job_name.empty() ? "imported-job" : r_.job_name) << "\n";
+    out << "  vertices:\n";
+    for (std::size_t i = 0; i < vertices_.size(); ++i) {
+      const Vertex& v = vertices_[i];
+      out << "    - name: " << quoted(v.name) << "\n";
+      if (!vertices_known_)
+        out << "      # TODO: the files name no task; one chained source -> sink stands for the "
+               "job. "
+               "Take the vertices from /jobs/:jid or the task lines of a longer log\n";
+      out << "      parallelism: " << v.parallelism << "\n";
+      if (i == 0) {
+        out << "      " << kPlaceholderRate
+            << "  # TODO: a placeholder; measure the source's "
+               "numRecordsOutPerSecond per subtask\n";
+        const int reading = v.parallelism - static_cast<int>(fin_.finished.size());
+        if (v.name == fin_.task && !fin_.finished.empty() && reading >= 1)
+          out << "      source-api: legacy  # TODO: a stand-in. " << fin_.finished.size()
+              << " of its " << v.parallelism
+              << " subtasks FINISHED while the job ran: a source with fewer "
+              << "partitions than subtasks. Check its partitions and its source API\n"
+              << "      partitions: " << reading << "\n";
+      } else {
+        out << "      input: { from: " << quoted(vertices_[i - 1].name)
+            << ", ship: rebalance }  # TODO: the edge (forward, hash, rebalance) and the topology "
+               "are not in the files: a chain in task order\n";
+        out << "      cost: 1 us/record  # TODO: a placeholder; measure the busy time per record\n";
       }
-      shift_ms = target - (running_ms + init_delay_ms(seed, lo, hi));
+      if (state_per_subtask > 0)
+        out << "      state-size: " << state_per_subtask << " b  # TODO: checkpoint " << sized->id
+            << " was " << sized->imported_size << " bytes, spread evenly over " << total_parallelism
+            << " subtasks; measure each operator's state in "
+            << "/jobs/:jid/checkpoints/details/:id\n";
     }
+
+    return out.str();
   }
-  if (cps.empty()) {
-    // No checkpoint in the files: a seed whose random initial delay puts the first trigger past
-    // their span.
-    for (std::uint64_t s = 1; s <= 1000; ++s)
-      if (init_delay_ms(s, lo, hi) > ms_of(r.end_time) + 2000) {
-        seed = s;
-        seed_note = "chosen so that no checkpoint triggers within the files' span, as none did";
+
+  // Places the draft's first periodic checkpoint on the imported one: the seed whose random
+  // initial delay lands it there when the files cover the job's start, else a shift of the
+  // files' times onto the draft's.
+  void align(const std::string& body) {
+    const CheckpointRecord* first_periodic = nullptr;
+    for (const CheckpointRecord* c : cps_)
+      if (c->periodic && c->trigger_time >= 0) {
+        first_periodic = c;
         break;
       }
+    const std::int64_t lo = facts_.min_pause_ms,
+                       hi = std::max(facts_.interval_ms, facts_.min_pause_ms);
+    if (first_periodic) {
+      if (const auto calibrated = first_trigger_ms(body, facts_.interval_ms, facts_.min_pause_ms)) {
+        const std::int64_t running_ms = *calibrated - init_delay_ms(1, lo, hi);
+        const std::int64_t target = ms_of(first_periodic->trigger_time);
+        bool covers_start = false;
+        for (const run::JobStatusChange& s : r_.job_status_changes)
+          if (s.to == JobStatus::running && s.from == JobStatus::created &&
+              s.time <= first_periodic->trigger_time)
+            covers_start = true;
+        seed_note_ =
+            "the files begin after the job started: their times are shifted so that the "
+            "first checkpoint triggers when the draft's does";
+        if (covers_start && target - running_ms >= lo && target - running_ms <= hi) {
+          // After each restart the coordinator draws its initial delay again from the same
+          // stream: among the seeds that place the first trigger best, prefer those that also
+          // place the first trigger after each of the next restarts.
+          std::vector<std::int64_t> later;
+          for (std::size_t k = 0; k < r_.job_status_changes.size() && later.size() < 4; ++k) {
+            const run::JobStatusChange& s = r_.job_status_changes[k];
+            if (s.from != JobStatus::restarting || s.to != JobStatus::running) continue;
+            const core::SimTime next_change = k + 1 < r_.job_status_changes.size()
+                                                  ? r_.job_status_changes[k + 1].time
+                                                  : core::kNever;
+            for (const CheckpointRecord* c : cps_)
+              if (c->periodic && c->trigger_time >= s.time && c->trigger_time < next_change) {
+                later.push_back(ms_of(c->trigger_time - s.time));
+                break;
+              }
+          }
+          std::int64_t best = -1, best_later = -1;
+          const std::uint64_t seeds = later.empty() ? 400000 : 2000000;
+          for (std::uint64_t s = 1; s <= seeds && !(best == 0 && later.empty()); ++s) {
+            core::RandomStream rng(s, "checkpoint-coordinator#1");
+            const std::int64_t d = std::llabs(running_ms + rng.uniform_int(lo, hi) - target);
+            if (best >= 0 && d > best) continue;
+            std::int64_t off = 0;
+            for (const std::int64_t want : later) off += std::llabs(rng.uniform_int(lo, hi) - want);
+            if (best < 0 || d < best || off < best_later) {
+              best = d;
+              best_later = off;
+              seed_ = s;
+            }
+          }
+          seed_note_ =
+              "chosen so that the first checkpoint triggers when the log's does (Flink's "
+              "random initial delay)";
+        }
+        shift_ms_ = target - (running_ms + init_delay_ms(seed_, lo, hi));
+      }
+    }
+    if (cps_.empty()) {
+      // No checkpoint in the files: a seed whose random initial delay puts the first trigger past
+      // their span.
+      for (std::uint64_t s = 1; s <= 1000; ++s)
+        if (init_delay_ms(s, lo, hi) > ms_of(r_.end_time) + 2000) {
+          seed_ = s;
+          seed_note_ = "chosen so that no checkpoint triggers within the files' span, as none did";
+          break;
+        }
+    }
   }
-  const auto draft_ms = [&](core::SimTime t) { return std::max<std::int64_t>(ms_of(t) - shift_ms, 0); };
 
-  // Stand-ins on the timeline.
-  std::vector<Action> actions;
-  const std::string& last_vertex = vertices.back().name;
+  std::int64_t draft_ms(core::SimTime t) const {
+    return std::max<std::int64_t>(ms_of(t) - shift_ms_, 0);
+  }
+
   // A stall that holds checkpoint i's barrier starts a little before its trigger (the draft's
   // trigger may be a few ms off), but after the checkpoint before it ended.
-  const auto stall_start = [&](std::size_t i) {
-    const CheckpointRecord& c = *cps[i];
+  std::int64_t stall_start(std::size_t i) const {
+    const CheckpointRecord& c = *cps_[i];
     std::int64_t start = draft_ms(c.trigger_time) - 1000;
     for (std::size_t j = i; j-- > 0;)
-      if (cps[j]->end_time >= 0 && cps[j]->end_time <= c.trigger_time) {
-        start = std::max(start, draft_ms(cps[j]->end_time) + 1);
+      if (cps_[j]->end_time >= 0 && cps_[j]->end_time <= c.trigger_time) {
+        start = std::max(start, draft_ms(cps_[j]->end_time) + 1);
         break;
       }
     return std::clamp<std::int64_t>(start, 0, draft_ms(c.trigger_time));
-  };
-  std::set<std::int64_t> stood_in;  // failed checkpoints a stand-in makes fail
-  for (std::size_t i = 0; i < cps.size(); ++i) {
-    const CheckpointRecord& c = *cps[i];
-    if (!expired(c)) continue;
-    const std::int64_t start = stall_start(i);
-    std::size_t next = i + 1;
-    while (next < cps.size() && cps[next]->status != CheckpointStatus::completed) ++next;
-    Action a;
-    a.at_ms = start;
-    a.lines = {"do: stall", "vertex: " + quoted(last_vertex)};
-    std::string until = "for ever: no checkpoint completed after it";
-    if (next < cps.size()) {
-      const std::int64_t end = std::max(draft_ms(cps[next]->trigger_time) - 1, start + 1000);
-      a.lines.push_back("for: " + time_text(end - start));
-      until = "until checkpoint " + std::to_string(cps[next]->id) + " (the next that completed) triggers";
-    } else {
-      a.lines.push_back("for: ever");
-    }
-    a.lines.push_back("# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
-                      " expired: something held its barrier. Stalled from its trigger " + until +
-                      ". Find out what the late subtasks waited for (back pressure, a blocked "
-                      "sink or source, a slow snapshot): the checkpoint's details in the web UI");
-    actions.push_back(a);
-    for (std::size_t j = i; j < next; ++j) stood_in.insert(cps[j]->id);
-    i = next == cps.size() ? cps.size() : next - 1;
   }
-  for (const CheckpointRecord* c : cps) {
-    if (!model::is_savepoint(c->type)) continue;
-    Action a;
-    a.at_ms = draft_ms(c->trigger_time);
-    const bool stop = c->type == model::SnapshotType::sync_savepoint;
-    a.lines = {stop ? "do: stop-with-savepoint" : "do: trigger-savepoint",
-               "# savepoint " + std::to_string(c->id) + " as the files show it"};
-    actions.push_back(a);
-  }
-  const std::vector<core::SimTime> failovers = failover_times(r);
-  for (const core::SimTime t : failovers) {
-    bool explained = false;
-    for (const CheckpointRecord* c : cps)
-      if (counted(*c) && c->end_time >= 0 && c->end_time <= t && t - c->end_time <= core::seconds(2))
-        explained = true;
-    if (explained) continue;  // CheckpointFailureManager's doing: follows from the settings
-    Action a;
-    a.at_ms = std::max<std::int64_t>(draft_ms(t) - 5, 0);
-    a.lines = {"do: fail-task", "vertex: " + quoted(vertices.front().name),
-               "# TODO: a stand-in. The job failed over with no checkpoint failure before it: find "
-               "the task failure's exception (/jobs/:jid/exceptions) and which task it was"};
-    actions.push_back(a);
-    // A checkpoint that failed with it (aborted, or declined by the failing task) was still
-    // pending: hold it until the failover.
-    for (std::size_t i = 0; i < cps.size(); ++i) {
-      const CheckpointRecord& c = *cps[i];
-      if (c.status != CheckpointStatus::failed || expired(c) || c.trigger_time >= t ||
-          std::llabs(c.end_time - t) > core::seconds(2))
-        continue;
+
+  // A stall of the last vertex for each run of expired checkpoints.
+  void expired_stand_ins() {
+    for (std::size_t i = 0; i < cps_.size(); ++i) {
+      const CheckpointRecord& c = *cps_[i];
+      if (!expired(c)) continue;
       const std::int64_t start = stall_start(i);
-      stood_in.insert(c.id);
-      actions.push_back({start,
-                         {"do: stall", "vertex: " + quoted(last_vertex),
-                          "for: " + time_text(std::max<std::int64_t>(draft_ms(t) - start, 1)),
-                          "# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
-                              " was still pending when the job failed over: held from its trigger "
-                              "until then. Find out what made it slow (its checkpoint details)"}});
+      std::size_t next = i + 1;
+      while (next < cps_.size() && cps_[next]->status != CheckpointStatus::completed) ++next;
+      Action a;
+      a.at_ms = start;
+      a.lines = {"do: stall", "vertex: " + quoted(vertices_.back().name)};
+      std::string until = "for ever: no checkpoint completed after it";
+      if (next < cps_.size()) {
+        const std::int64_t end = std::max(draft_ms(cps_[next]->trigger_time) - 1, start + 1000);
+        a.lines.push_back("for: " + time_text(end - start));
+        until = "until checkpoint " + std::to_string(cps_[next]->id) +
+                " (the next that completed) triggers";
+      } else {
+        a.lines.push_back("for: ever");
+      }
+      a.lines.push_back("# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
+                        " expired: something held its barrier. Stalled from its trigger " + until +
+                        ". Find out what the late subtasks waited for (back pressure, a blocked "
+                        "sink or source, a slow snapshot): the checkpoint's details in the web UI");
+      actions_.push_back(a);
+      for (std::size_t j = i; j < next; ++j) stood_in_.insert(cps_[j]->id);
+      i = next == cps_.size() ? cps_.size() : next - 1;
     }
   }
-  bool cancelled = false;
-  for (const run::JobStatusChange& s : r.job_status_changes)
-    if (s.from == JobStatus::running && s.to == JobStatus::cancelling) {
-      actions.push_back({draft_ms(s.time), {"do: cancel", "# the job was cancelled"}});
-      cancelled = true;
+
+  void savepoints() {
+    for (const CheckpointRecord* c : cps_) {
+      if (!model::is_savepoint(c->type)) continue;
+      Action a;
+      a.at_ms = draft_ms(c->trigger_time);
+      const bool stop = c->type == model::SnapshotType::sync_savepoint;
+      a.lines = {stop ? "do: stop-with-savepoint" : "do: trigger-savepoint",
+                 "# savepoint " + std::to_string(c->id) + " as the files show it"};
+      actions_.push_back(a);
     }
-  // A checkpoint aborted because the job left RUNNING, when the files show no failover or
-  // cancellation to do it: a cancel stands in for whatever did.
-  for (std::size_t i = 0; i < cps.size() && !cancelled; ++i) {
-    const CheckpointRecord& c = *cps[i];
-    if (c.failure_reason != CheckpointFailureReason::checkpoint_coordinator_suspend) continue;
-    const bool failover_near = std::any_of(failovers.begin(), failovers.end(), [&](core::SimTime t) {
-      return std::llabs(c.end_time - t) <= core::seconds(2);
-    });
-    if (failover_near) continue;
-    const std::int64_t start = stall_start(i);
-    const std::int64_t at = std::max(draft_ms(c.end_time), draft_ms(c.trigger_time) + 100);
-    stood_in.insert(c.id);
-    actions.push_back({start,
-                       {"do: stall", "vertex: " + quoted(last_vertex), "for: " + time_text(at - start + 1),
-                        "# TODO: a stand-in, holding checkpoint " + std::to_string(c.id) +
-                            " until the job leaves RUNNING"}});
-    actions.push_back({at,
-                       {"do: cancel",
-                        "# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
-                            " was aborted because the job left RUNNING (the coordinator was "
-                            "suspending), which the files do not show: find out whether it was "
-                            "cancelled, failed, or lost its JobManager's leadership"}});
-    break;
   }
-  std::stable_sort(actions.begin(), actions.end(),
-                   [](const Action& a, const Action& b) { return a.at_ms < b.at_ms; });
+
+  // A task failure for each failover no checkpoint failure explains.
+  void failover_stand_ins() {
+    for (const core::SimTime t : failovers_) {
+      bool explained = false;
+      for (const CheckpointRecord* c : cps_)
+        if (counted(*c) && c->end_time >= 0 && c->end_time <= t &&
+            t - c->end_time <= core::seconds(2))
+          explained = true;
+      if (explained) continue;  // CheckpointFailureManager's doing: follows from the settings
+      Action a;
+      a.at_ms = std::max<std::int64_t>(draft_ms(t) - 5, 0);
+      a.lines = {
+          "do: fail-task", "vertex: " + quoted(vertices_.front().name),
+          "# TODO: a stand-in. The job failed over with no checkpoint failure before it: find "
+          "the task failure's exception (/jobs/:jid/exceptions) and which task it was"};
+      actions_.push_back(a);
+      // A checkpoint that failed with it (aborted, or declined by the failing task) was still
+      // pending: hold it until the failover.
+      for (std::size_t i = 0; i < cps_.size(); ++i) {
+        const CheckpointRecord& c = *cps_[i];
+        if (c.status != CheckpointStatus::failed || expired(c) || c.trigger_time >= t ||
+            std::llabs(c.end_time - t) > core::seconds(2))
+          continue;
+        const std::int64_t start = stall_start(i);
+        stood_in_.insert(c.id);
+        actions_.push_back(
+            {start,
+             {"do: stall", "vertex: " + quoted(vertices_.back().name),
+              "for: " + time_text(std::max<std::int64_t>(draft_ms(t) - start, 1)),
+              "# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
+                  " was still pending when the job failed over: held from its trigger "
+                  "until then. Find out what made it slow (its checkpoint details)"}});
+      }
+    }
+  }
+
+  // A cancellation, or one the files do not show but a suspended checkpoint implies.
+  void exit_stand_ins() {
+    bool cancelled = false;
+    for (const run::JobStatusChange& s : r_.job_status_changes)
+      if (s.from == JobStatus::running && s.to == JobStatus::cancelling) {
+        actions_.push_back({draft_ms(s.time), {"do: cancel", "# the job was cancelled"}});
+        cancelled = true;
+      }
+    // A checkpoint aborted because the job left RUNNING, when the files show no failover or
+    // cancellation to do it: a cancel stands in for whatever did.
+    for (std::size_t i = 0; i < cps_.size() && !cancelled; ++i) {
+      const CheckpointRecord& c = *cps_[i];
+      if (c.failure_reason != CheckpointFailureReason::checkpoint_coordinator_suspend) continue;
+      const bool failover_near = std::any_of(
+          failovers_.begin(), failovers_.end(),
+          [&](core::SimTime t) { return std::llabs(c.end_time - t) <= core::seconds(2); });
+      if (failover_near) continue;
+      const std::int64_t start = stall_start(i);
+      const std::int64_t at = std::max(draft_ms(c.end_time), draft_ms(c.trigger_time) + 100);
+      stood_in_.insert(c.id);
+      actions_.push_back({start,
+                          {"do: stall", "vertex: " + quoted(vertices_.back().name),
+                           "for: " + time_text(at - start + 1),
+                           "# TODO: a stand-in, holding checkpoint " + std::to_string(c.id) +
+                               " until the job leaves RUNNING"}});
+      actions_.push_back(
+          {at,
+           {"do: cancel", "# TODO: a stand-in. Checkpoint " + std::to_string(c.id) +
+                              " was aborted because the job left RUNNING (the coordinator was "
+                              "suspending), which the files do not show: find out whether it was "
+                              "cancelled, failed, or lost its JobManager's leadership"}});
+      break;
+    }
+  }
+
   // Checkpoints that failed for a reason no stand-in recreates (declined, failed at trigger),
   // from one on and none completed after: a master hook that fails from then on.
-  std::string hooks;
-  for (std::size_t i = 0; i < cps.size(); ++i) {
-    const CheckpointRecord& c = *cps[i];
-    if (c.status != CheckpointStatus::failed || stood_in.count(c.id)) continue;
-    const bool none_completed_after = std::none_of(cps.begin() + static_cast<long>(i), cps.end(),
-                                                   [](const CheckpointRecord* d) {
-                                                     return d->status == CheckpointStatus::completed;
-                                                   });
-    if (!none_completed_after) continue;
-    for (std::size_t j = i; j < cps.size(); ++j) stood_in.insert(cps[j]->id);
-    hooks = "jobmanager:\n  hooks:\n    - name: \"stand-in for checkpoint " + std::to_string(c.id) +
-            "\"\n      fails-at: " + time_text(stall_start(i)) + "\n      # TODO: a stand-in. From checkpoint " +
-            std::to_string(c.id) + " on, checkpoints failed (" +
-            one_line(c.failure_message.empty() ? "the files do not say why" : c.failure_message, 200) +
-            "): a master hook that fails makes the draft's fail too. Find out why they failed\n";
-    break;
+  std::string hook_stand_in() {
+    for (std::size_t i = 0; i < cps_.size(); ++i) {
+      const CheckpointRecord& c = *cps_[i];
+      if (c.status != CheckpointStatus::failed || stood_in_.count(c.id)) continue;
+      const bool none_completed_after = std::none_of(
+          cps_.begin() + static_cast<long>(i), cps_.end(),
+          [](const CheckpointRecord* d) { return d->status == CheckpointStatus::completed; });
+      if (!none_completed_after) continue;
+      for (std::size_t j = i; j < cps_.size(); ++j) stood_in_.insert(cps_[j]->id);
+      return "jobmanager:\n  hooks:\n    - name: \"stand-in for checkpoint " +
+             std::to_string(c.id) + "\"\n      fails-at: " + time_text(stall_start(i)) +
+             "\n      # TODO: a stand-in. From checkpoint " + std::to_string(c.id) +
+             " on, checkpoints failed (" +
+             one_line(c.failure_message.empty() ? "the files do not say why" : c.failure_message,
+                      200) +
+             "): a master hook that fails makes the draft's fail too. Find out why they failed\n";
+    }
+    return "";
   }
 
-  std::int64_t duration = ms_of(r.end_time) - shift_ms + 1000;
-  for (const Action& a : actions) duration = std::max(duration, a.at_ms + 1000);
-  duration = std::max<std::int64_t>(duration, 1000);
+  std::string header() const {
+    std::int64_t duration = ms_of(r_.end_time) - shift_ms_ + 1000;
+    for (const Action& a : actions_) duration = std::max(duration, a.at_ms + 1000);
+    duration = std::max<std::int64_t>(duration, 1000);
+    std::ostringstream out;
+    out << "# Drafted by `ckptsim draft` from "
+        << (r_.imported_from.empty() ? "(no file)" : one_line(r_.imported_from))
+        << ".\n# Flink version: " << one_line(report_.flink_version) << ".\n"
+        << "# Every `# TODO` marks a guess: measure it on the real job and replace it. `ckptsim "
+           "test`\n"
+        << "# on this file says whether it reproduces the incident (the `expect:` block below).\n";
+    out << "name: "
+        << quoted("draft of " + (r_.job_name.empty() ? std::string("imported job") : r_.job_name))
+        << "\n";
+    out << "seed: " << seed_ << "  # " << seed_note_ << "\n";
+    out << "start: " << date_time(r_.start_epoch_ms + shift_ms_) << "  # UTC\n";
+    out << "duration: " << time_text(duration) << "  # the span of the files\n";
+    return out.str();
+  }
 
-  std::ostringstream out;
-  out << "# Drafted by `ckptsim draft` from " << (r.imported_from.empty() ? "(no file)" : one_line(r.imported_from))
-      << ".\n# Flink version: " << one_line(report.flink_version) << ".\n"
-      << "# Every `# TODO` marks a guess: measure it on the real job and replace it. `ckptsim test`\n"
-      << "# on this file says whether it reproduces the incident (the `expect:` block below).\n";
-  out << "name: " << quoted("draft of " + (r.job_name.empty() ? std::string("imported job") : r.job_name))
-      << "\n";
-  out << "seed: " << seed << "  # " << seed_note << "\n";
-  out << "start: " << date_time(r.start_epoch_ms + shift_ms) << "  # UTC\n";
-  out << "duration: " << time_text(duration) << "  # the span of the files\n";
-  out << body.str() << hooks;
-  if (!actions.empty()) {
-    out << "timeline:\n";
-    for (const Action& a : actions) {
-      out << "  - at: " << time_text(a.at_ms) << "\n";
-      for (const std::string& l : a.lines) out << "    " << one_line(l) << "\n";
+  std::string timeline() const {
+    if (actions_.empty()) return "";
+    std::string out = "timeline:\n";
+    for (const Action& a : actions_) {
+      out += "  - at: " + time_text(a.at_ms) + "\n";
+      for (const std::string& l : a.lines) out += "    " + one_line(l) + "\n";
     }
+    return out;
   }
-  out << "expect:\n";
-  if (!cps.empty()) {
-    const std::int64_t first = cps.front()->id;
-    out << "  # The real checkpoint pattern. A drafted run's ids start at 1: checkpoint 1 here is "
-           "real checkpoint " << first << " (id - " << first - 1 << ").\n";
-    for (const CheckpointRecord* c : cps) {
-      if (!ended(*c)) continue;
-      out << "  - checkpoint " << c->id - first + 1 << ": "
-          << (c->status == CheckpointStatus::completed ? "completed" : expired(*c) ? "expired" : "failed");
-      const bool suspended = c->failure_reason == CheckpointFailureReason::checkpoint_coordinator_suspend ||
-                             c->failure_reason == CheckpointFailureReason::checkpoint_coordinator_shutdown;
-      if (c->status == CheckpointStatus::failed && suspended)
-        out << "  # aborted by the job leaving RUNNING";
-      else if (c->status == CheckpointStatus::failed && !expired(*c))
-        out << "  # TODO: " << one_line(c->failure_message.empty() ? "failed" : c->failure_message, 200)
-            << (stood_in.count(c->id) ? " (a stand-in above makes it fail: find why it failed)"
-                                      : " (no stand-in reproduces this failure: find why it failed)");
-      out << "\n";
+
+  // The real checkpoint pattern and failover count, for `ckptsim test`.
+  std::string expect_section() const {
+    std::ostringstream out;
+    out << "expect:\n";
+    if (!cps_.empty()) {
+      const std::int64_t first = cps_.front()->id;
+      out << "  # The real checkpoint pattern. A drafted run's ids start at 1: checkpoint 1 here "
+             "is "
+             "real checkpoint "
+          << first << " (id - " << first - 1 << ").\n";
+      for (const CheckpointRecord* c : cps_) {
+        if (!ended(*c)) continue;
+        out << "  - checkpoint " << c->id - first + 1 << ": "
+            << (c->status == CheckpointStatus::completed ? "completed"
+                : expired(*c)                            ? "expired"
+                                                         : "failed");
+        const bool suspended =
+            c->failure_reason == CheckpointFailureReason::checkpoint_coordinator_suspend ||
+            c->failure_reason == CheckpointFailureReason::checkpoint_coordinator_shutdown;
+        if (c->status == CheckpointStatus::failed && suspended)
+          out << "  # aborted by the job leaving RUNNING";
+        else if (c->status == CheckpointStatus::failed && !expired(*c))
+          out << "  # TODO: "
+              << one_line(c->failure_message.empty() ? "failed" : c->failure_message, 200)
+              << (stood_in_.count(c->id)
+                      ? " (a stand-in above makes it fail: find why it failed)"
+                      : " (no stand-in reproduces this failure: find why it failed)");
+        out << "\n";
+      }
     }
+    // Flink counts a failover that restarts; RUNNING -> FAILING ends the job.
+    std::size_t restarting = failovers_.size();
+    bool failed_for_good = false;
+    for (const run::JobStatusChange& s : r_.job_status_changes)
+      if (s.from == JobStatus::running && s.to == JobStatus::failing) {
+        --restarting;
+        failed_for_good = true;
+      }
+    out << "  - failovers: " << restarting << "\n";
+    if (failed_for_good && r_.final_status != JobStatus::running &&
+        r_.final_status != JobStatus::restarting)
+      out << "  - job: FAILED\n";
+    for (const std::string& note : facts_.failover_notes) out << "  # " << note << "\n";
+    return out.str();
   }
-  // Flink counts a failover that restarts; RUNNING -> FAILING ends the job.
-  std::size_t restarting = failovers.size();
-  bool failed_for_good = false;
-  for (const run::JobStatusChange& s : r.job_status_changes)
-    if (s.from == JobStatus::running && s.to == JobStatus::failing) {
-      --restarting;
-      failed_for_good = true;
-    }
-  out << "  - failovers: " << restarting << "\n";
-  if (failed_for_good && r.final_status != JobStatus::running && r.final_status != JobStatus::restarting)
-    out << "  - job: FAILED\n";
-  for (const std::string& note : facts.failover_notes) out << "  # " << note << "\n";
-  return out.str();
+
+  const run::RunResult& r_;
+  const ImportReport& report_;
+  const FinishedSubtasks fin_;
+  const std::vector<core::SimTime> failovers_;
+  std::vector<const CheckpointRecord*> cps_;
+  Facts facts_;
+  std::vector<Vertex> vertices_;
+  bool vertices_known_ = false;
+  std::uint64_t seed_ = 1;
+  std::int64_t shift_ms_ = 0;  // draft time = imported time - shift
+  std::string seed_note_ = "any seed: nothing in the files depends on it";
+  std::vector<Action> actions_;
+  std::set<std::int64_t> stood_in_;  // failed checkpoints a stand-in makes fail
+};
+
+}  // namespace
+
+std::string draft_scenario(const run::RunResult& imported, const ImportReport& report) {
+  return Drafter(imported, report).text();
 }
 
 }  // namespace ckptsim::analysis

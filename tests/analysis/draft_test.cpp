@@ -50,13 +50,16 @@ scenario::LoadResult load_result(const std::string& text) {
   return loaded;
 }
 
-model::Scenario load_draft(const std::string& text) { return *load_result(text).scenario; }
+model::Scenario load_draft(const std::string& text) {
+  return *load_result(text).scenario;
+}
 
 // Completed (true) or failed (false), in id order, of the checkpoints that ended.
 std::vector<bool> pattern(const run::RunResult& r) {
   std::vector<bool> out;
   for (const run::CheckpointRecord& c : r.checkpoints)
-    if (c.status != CheckpointStatus::in_progress) out.push_back(c.status == CheckpointStatus::completed);
+    if (c.status != CheckpointStatus::in_progress)
+      out.push_back(c.status == CheckpointStatus::completed);
   return out;
 }
 
@@ -70,7 +73,8 @@ constexpr std::size_t kFirstCheckpoints = 10;
 // scenario not on it stops reproducing, and when one on it starts to (then remove it).
 const std::set<std::string> kNotReproduced = {};
 
-TEST_CASE("draft: every scenario's own log drafted back loads and reproduces its checkpoint pattern") {
+TEST_CASE(
+    "draft: every scenario's own log drafted back loads and reproduces its checkpoint pattern") {
   const fs::path root = CKPTSIM_SOURCE_DIR;
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(root / "scenarios"))
@@ -93,8 +97,11 @@ TEST_CASE("draft: every scenario's own log drafted back loads and reproduces its
     const std::vector<bool> want = pattern(original), got = pattern(again);
     const std::size_t k = std::min(kFirstCheckpoints, want.size());
     // Nothing to compare counts only when the draft has nothing either.
-    const bool same = want.empty() ? got.empty()
-                                   : got.size() >= k && std::equal(want.begin(), want.begin() + static_cast<long>(k), got.begin());
+    const bool same =
+        want.empty()
+            ? got.empty()
+            : got.size() >= k &&
+                  std::equal(want.begin(), want.begin() + static_cast<long>(k), got.begin());
     // The whole pattern, as far as both runs got.
     const std::size_t n = std::min(want.size(), got.size());
     const bool all = std::equal(want.begin(), want.begin() + static_cast<long>(n), got.begin());
@@ -105,8 +112,8 @@ TEST_CASE("draft: every scenario's own log drafted back loads and reproduces its
     INFO(text);
     CHECK(same != kNotReproduced.count(name) > 0);
   }
-  WARN("drafts reproducing the first " << kFirstCheckpoints << " checkpoints: " << reproduced << " of "
-                                       << drafted << "; the whole pattern: " << whole);
+  WARN("drafts reproducing the first " << kFirstCheckpoints << " checkpoints: " << reproduced
+                                       << " of " << drafted << "; the whole pattern: " << whole);
   INFO(table.str());
   CHECK(drafted > 30);
   CHECK(reproduced == drafted - static_cast<int>(kNotReproduced.size()));
@@ -118,7 +125,8 @@ TEST_CASE("draft: drafts of real logs and REST JSON load and pass their own expe
   // pattern and failover count it expects.
   std::vector<std::vector<std::string>> inputs = {{real("23-"), real("24-")},
                                                   {real("18-"), real("19-"), real("20-")}};
-  for (const auto& e : fs::directory_iterator(std::string(CKPTSIM_SOURCE_DIR) + "/tests/data/real")) {
+  for (const auto& e :
+       fs::directory_iterator(std::string(CKPTSIM_SOURCE_DIR) + "/tests/data/real")) {
     std::string error;
     if (e.path().extension() != ".md" && analysis::import_files({e.path().string()}, error))
       inputs.push_back({e.path().string()});
@@ -132,7 +140,8 @@ TEST_CASE("draft: drafts of real logs and REST JSON load and pass their own expe
     INFO(text);
     const scenario::LoadResult loaded = load_result(text);
     // The expect block holds the real pattern, renumbered from 1.
-    if (!imported.result.checkpoints.empty()) CHECK(text.find("  - checkpoint 1: ") != std::string::npos);
+    if (!imported.result.checkpoints.empty())
+      CHECK(text.find("  - checkpoint 1: ") != std::string::npos);
     const run::RunResult r = run::run(*loaded.scenario);
     for (const auto& result : analysis::check_expectations(loaded.expectations.items, r)) {
       INFO(analysis::describe_result(result));
@@ -147,14 +156,16 @@ TEST_CASE("draft: guessed values carry a TODO, configured ones say where they ca
   const std::string cdc = draft_of(import({real("02-")}));
   CHECK(cdc.find("version: \"1.17\"  # TODO") != std::string::npos);
   CHECK(cdc.find("execution.checkpointing.interval: 1 min  # TODO") != std::string::npos);
-  CHECK(cdc.find("execution.checkpointing.timeout: 3 min  # measured from the log") != std::string::npos);
+  CHECK(cdc.find("execution.checkpointing.timeout: 3 min  # measured from the log") !=
+        std::string::npos);
   CHECK(cdc.find("rate: 1000 records/s  # TODO") != std::string::npos);
   CHECK(cdc.find("do: stall") != std::string::npos);
   CHECK(cdc.find("- checkpoint 1: expired") != std::string::npos);
 
   // doris#45965: checkpoints every 10 s with their sizes.
   const std::string doris = draft_of(import({real("07-")}));
-  CHECK(doris.find("version: \"1.17\"  # TODO: the Flink version per the files: 1.15 or newer") != std::string::npos);
+  CHECK(doris.find("version: \"1.17\"  # TODO: the Flink version per the files: 1.15 or newer") !=
+        std::string::npos);
   CHECK(doris.find("state-size: ") != std::string::npos);
   CHECK(doris.find("# TODO: checkpoint ") != std::string::npos);
 
@@ -173,8 +184,9 @@ TEST_CASE("draft: odd imported values still give a scenario that loads") {
   r.imported_from = "odd.log";
   r.job_name = "job \"with\" quotes\\ and\ttabs # not a comment";
   r.start_epoch_ms = 0;
-  for (const std::string& name : {std::string("Source: \"a\" \\ b"), std::string("dup"), std::string("dup"),
-                                  std::string(3000, 'x'), std::string("ctrl\x01\x7f: {x}"), std::string()}) {
+  for (const std::string& name :
+       {std::string("Source: \"a\" \\ b"), std::string("dup"), std::string("dup"),
+        std::string(3000, 'x'), std::string("ctrl\x01\x7f: {x}"), std::string()}) {
     run::VertexInfo v;
     v.name = name;
     v.parallelism = name == "dup" ? 0 : 3;
@@ -190,7 +202,8 @@ TEST_CASE("draft: odd imported values still give a scenario that loads") {
     c.trigger_time = id == 9 ? -5 : core::milliseconds(id);
     c.end_time = c.trigger_time + core::milliseconds(3);
     c.status = id == 9 ? CheckpointStatus::failed : CheckpointStatus::completed;
-    c.failure_reason = id == 9 ? std::optional(model::CheckpointFailureReason::checkpoint_expired) : std::nullopt;
+    c.failure_reason =
+        id == 9 ? std::optional(model::CheckpointFailureReason::checkpoint_expired) : std::nullopt;
     c.failure_message = "line one\nline two";
     c.imported_size = id == 7 ? (std::int64_t{1} << 50) : -1;
     r.checkpoints.push_back(c);

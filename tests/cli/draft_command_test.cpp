@@ -12,8 +12,8 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-const std::string kExpiredLog = std::string(CKPTSIM_SOURCE_DIR) +
-                                "/tests/data/real/02-flinkcdc-273-expired-threadid-1.11.log";
+const std::string kExpiredLog =
+    std::string(CKPTSIM_SOURCE_DIR) + "/tests/data/real/02-flinkcdc-273-expired-threadid-1.11.log";
 
 }  // namespace
 
