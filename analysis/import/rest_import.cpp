@@ -180,7 +180,10 @@ std::string merge_rest_json(const json& j, run::RunResult& r) {
     r.flink.checkpointing.mode = text(j, "mode") == "at_least_once"
                                      ? model::CheckpointingMode::at_least_once
                                      : model::CheckpointingMode::exactly_once;
-    return "/jobs/:jid/checkpoints/config";
+    // Flink 1.9 has no tolerable_failed_checkpoints field: the value stays unknown.
+    return j.contains("tolerable_failed_checkpoints")
+               ? "/jobs/:jid/checkpoints/config"
+               : "/jobs/:jid/checkpoints/config (no tolerable_failed_checkpoints in it)";
   }
   if (j.is_object() && j.contains("flink-version") && j.contains("taskmanagers")) {
     r.taskmanagers = static_cast<int>(integer(j, "taskmanagers", 1));

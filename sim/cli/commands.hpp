@@ -26,6 +26,8 @@ Command add_merge_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 // ckptsim import FILE... [--out DIR]
 Command add_import_command(CLI::App& app);
+// ckptsim draft FILE... [--out FILE]
+Command add_draft_command(CLI::App& app);
 // ckptsim serve [SCENARIO] [--speed X|max] [--port N] [--replay OUT_DIR] ...
 Command add_serve_command(CLI::App& app);
 
