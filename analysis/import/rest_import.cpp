@@ -161,7 +161,7 @@ std::string merge_rest_json(const json& j, run::RunResult& r) {
         run::VertexInfo info;
         info.id = text(v, "id");
         info.name = text(v, "name");
-        info.parallelism = static_cast<int>(integer(v, "parallelism", 1));
+        info.parallelism = static_cast<int>(std::clamp<std::int64_t>(integer(v, "parallelism", 1), 1, 1 << 15));
         r.vertices.push_back(info);
       }
     return "/jobs/:jid (" + std::to_string(j["vertices"].size()) + " vertices)";

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
+#include <vector>
+
+#include "analysis/import/import.hpp"
 #include <functional>
 #include <string>
 
@@ -26,6 +30,10 @@ Command add_merge_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 // ckptsim import FILE... [--out DIR]
 Command add_import_command(CLI::App& app);
+// The files imported for `ckptsim COMMAND`, with what was read (and not) reported on stderr;
+// nullopt after an error message.
+std::optional<analysis::Imported> import_reporting(const std::vector<std::string>& files,
+                                                   const char* command);
 // ckptsim draft FILE... [--out FILE]
 Command add_draft_command(CLI::App& app);
 // ckptsim serve [SCENARIO] [--speed X|max] [--port N] [--replay OUT_DIR] ...

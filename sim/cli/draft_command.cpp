@@ -17,15 +17,9 @@ struct DraftOptions {
 };
 
 int run_draft(const DraftOptions& o) {
-  std::string error;
-  const auto imported = analysis::import_files(o.files, error);
-  if (!imported) {
-    std::cerr << "ckptsim draft: error: " << error << "\n";
-    return kExitScenarioErrors;
-  }
+  const auto imported = import_reporting(o.files, "draft");
+  if (!imported) return kExitScenarioErrors;
   const analysis::ImportReport& report = imported->report;
-  for (const std::string& line : report.files) std::cerr << "read " << line << "\n";
-  for (const std::string& p : report.problems) std::cerr << p << "\n";
   const std::string text = analysis::draft_scenario(imported->result, report);
   if (o.out.empty()) {
     std::cout << text;

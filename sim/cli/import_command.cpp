@@ -20,17 +20,8 @@ struct ImportOptions {
 
 int run_import(const ImportOptions& o) {
   std::string error;
-  const auto imported = analysis::import_files(o.files, error);
-  if (!imported) {
-    std::cerr << "ckptsim import: error: " << error << "\n";
-    return kExitScenarioErrors;
-  }
-  const analysis::ImportReport& report = imported->report;
-  for (const std::string& line : report.files) std::cerr << "read " << line << "\n";
-  std::cerr << "Flink version: " << report.flink_version << "\n";
-  for (const std::string& p : report.problems) std::cerr << p << "\n";
-  if (report.problems_not_shown > 0)
-    std::cerr << "and " << report.problems_not_shown << " more lines not read\n";
+  const auto imported = import_reporting(o.files, "import");
+  if (!imported) return kExitScenarioErrors;
   if (!o.quiet) std::cout << analysis::format_story(imported->result);
   if (!o.out_dir.empty()) {
     if (!run::write_outputs(imported->result, o.out_dir, &error)) {
@@ -45,6 +36,23 @@ int run_import(const ImportOptions& o) {
 }
 
 }  // namespace
+
+std::optional<analysis::Imported> import_reporting(const std::vector<std::string>& files,
+                                                   const char* command) {
+  std::string error;
+  auto imported = analysis::import_files(files, error);
+  if (!imported) {
+    std::cerr << "ckptsim " << command << ": error: " << error << "\n";
+    return std::nullopt;
+  }
+  const analysis::ImportReport& report = imported->report;
+  for (const std::string& line : report.files) std::cerr << "read " << line << "\n";
+  std::cerr << "Flink version: " << report.flink_version << "\n";
+  for (const std::string& p : report.problems) std::cerr << p << "\n";
+  if (report.problems_not_shown > 0)
+    std::cerr << "and " << report.problems_not_shown << " more lines not read\n";
+  return imported;
+}
 
 Command add_import_command(CLI::App& app) {
   auto o = std::make_shared<ImportOptions>();

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/support/real_files.hpp"
 #include "analysis/expect.hpp"
 #include "analysis/import/draft.hpp"
 #include "analysis/import/import.hpp"
@@ -19,21 +20,6 @@ namespace fs = std::filesystem;
 using run::CheckpointStatus;
 
 namespace {
-
-std::string real(const std::string& prefix) {
-  for (const auto& e : fs::directory_iterator(std::string(CKPTSIM_SOURCE_DIR) + "/tests/data/real"))
-    if (e.path().filename().string().rfind(prefix, 0) == 0) return e.path().string();
-  FAIL("no file " << prefix);
-  return "";
-}
-
-analysis::Imported import(const std::vector<std::string>& files) {
-  std::string error;
-  auto imported = analysis::import_files(files, error);
-  INFO(error);
-  REQUIRE(imported.has_value());
-  return *imported;
-}
 
 std::string draft_of(const analysis::Imported& imported) {
   return analysis::draft_scenario(imported.result, imported.report);
@@ -123,8 +109,8 @@ TEST_CASE("draft: drafts of real logs and REST JSON load and pass their own expe
   // Every file of tests/data/real that `import` reads, alone, and the REST files of one job
   // together; each draft must load without a diagnostic and, run, show the real checkpoint
   // pattern and failover count it expects.
-  std::vector<std::vector<std::string>> inputs = {{real("23-"), real("24-")},
-                                                  {real("18-"), real("19-"), real("20-")}};
+  std::vector<std::vector<std::string>> inputs = {{tests::real_file("23-"), tests::real_file("24-")},
+                                                  {tests::real_file("18-"), tests::real_file("19-"), tests::real_file("20-")}};
   for (const auto& e :
        fs::directory_iterator(std::string(CKPTSIM_SOURCE_DIR) + "/tests/data/real")) {
     std::string error;
@@ -135,7 +121,7 @@ TEST_CASE("draft: drafts of real logs and REST JSON load and pass their own expe
   CHECK(inputs.size() >= 30);
   for (const auto& files : inputs) {
     INFO(files.front());
-    const auto imported = import(files);
+    const auto imported = tests::import_or_fail(files);
     const std::string text = draft_of(imported);
     INFO(text);
     const scenario::LoadResult loaded = load_result(text);
@@ -153,7 +139,7 @@ TEST_CASE("draft: drafts of real logs and REST JSON load and pass their own expe
 TEST_CASE("draft: guessed values carry a TODO, configured ones say where they came from") {
   // flink-cdc#273: Flink 1.11.2 (not modelled), one checkpoint that expired after 3 min, then a
   // failover; no task lines, no configuration.
-  const std::string cdc = draft_of(import({real("02-")}));
+  const std::string cdc = draft_of(tests::import_or_fail({tests::real_file("02-")}));
   CHECK(cdc.find("version: \"1.17\"  # TODO") != std::string::npos);
   CHECK(cdc.find("execution.checkpointing.interval: 1 min  # TODO") != std::string::npos);
   CHECK(cdc.find("execution.checkpointing.timeout: 3 min  # measured from the log") !=
@@ -163,14 +149,14 @@ TEST_CASE("draft: guessed values carry a TODO, configured ones say where they ca
   CHECK(cdc.find("- checkpoint 1: expired") != std::string::npos);
 
   // doris#45965: checkpoints every 10 s with their sizes.
-  const std::string doris = draft_of(import({real("07-")}));
+  const std::string doris = draft_of(tests::import_or_fail({tests::real_file("07-")}));
   CHECK(doris.find("version: \"1.17\"  # TODO: the Flink version per the files: 1.15 or newer") !=
         std::string::npos);
   CHECK(doris.find("state-size: ") != std::string::npos);
   CHECK(doris.find("# TODO: checkpoint ") != std::string::npos);
 
   // Flink 1.9 REST: the configuration is known, so no TODO on it.
-  const std::string rest = draft_of(import({real("23-"), real("24-")}));
+  const std::string rest = draft_of(tests::import_or_fail({tests::real_file("23-"), tests::real_file("24-")}));
   CHECK(rest.find("execution.checkpointing.interval: 2 s  # from /jobs/:jid/checkpoints/config") !=
         std::string::npos);
   // Flink 1.9's config has no tolerable_failed_checkpoints: unknown, so a TODO.

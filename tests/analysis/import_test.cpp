@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/support/real_files.hpp"
 #include "analysis/import/import.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/writers.hpp"
@@ -19,21 +20,6 @@ using run::CheckpointStatus;
 using R = model::CheckpointFailureReason;
 
 namespace {
-
-std::string real(const std::string& prefix) {
-  for (const auto& e : fs::directory_iterator(std::string(CKPTSIM_SOURCE_DIR) + "/tests/data/real"))
-    if (e.path().filename().string().rfind(prefix, 0) == 0) return e.path().string();
-  FAIL("no file " << prefix);
-  return "";
-}
-
-analysis::Imported import(const std::vector<std::string>& files) {
-  std::string error;
-  auto imported = analysis::import_files(files, error);
-  INFO(error);
-  REQUIRE(imported.has_value());
-  return *imported;
-}
 
 const run::CheckpointRecord& checkpoint(const run::RunResult& r, std::int64_t id) {
   for (const auto& c : r.checkpoints)
@@ -47,7 +33,7 @@ std::int64_t ms(const run::RunResult& r, core::SimTime t) { return run::epoch_ms
 }  // namespace
 
 TEST_CASE("import: a declined checkpoint in a Flink 1.9 log4j1 log (apache/flink#8322)") {
-  const auto r = import({real("01-")}).result;
+  const auto r = tests::import_or_fail({tests::real_file("01-")}).result;
   CHECK(r.job_id == "dd4f07c1f866b7afff42759d7a35de3f");
   const auto& c = checkpoint(r, 66);
   CHECK(c.status == CheckpointStatus::failed);
@@ -58,7 +44,7 @@ TEST_CASE("import: a declined checkpoint in a Flink 1.9 log4j1 log (apache/flink
 }
 
 TEST_CASE("import: an expired checkpoint in a UTC+8 log with thread ids (flink-cdc#273)") {
-  const auto imported = import({real("02-")});
+  const auto imported = tests::import_or_fail({tests::real_file("02-")});
   const auto& r = imported.result;
   const auto& c = checkpoint(r, 17);
   CHECK(c.status == CheckpointStatus::failed);
@@ -71,7 +57,7 @@ TEST_CASE("import: an expired checkpoint in a UTC+8 log with thread ids (flink-c
 }
 
 TEST_CASE("import: container-prefixed 1.15+ lines, a completed checkpoint with its size") {
-  const auto r = import({real("03-")}).result;
+  const auto r = tests::import_or_fail({tests::real_file("03-")}).result;
   const auto& c = checkpoint(r, 22);
   CHECK(c.status == CheckpointStatus::completed);
   CHECK(c.imported_size == 14787);
@@ -80,14 +66,14 @@ TEST_CASE("import: container-prefixed 1.15+ lines, a completed checkpoint with i
 }
 
 TEST_CASE("import: a test log with ms since start, a checkpoint and a savepoint (apache/flink#12638)") {
-  const auto r = import({real("04-")}).result;
+  const auto r = tests::import_or_fail({tests::real_file("04-")}).result;
   CHECK(checkpoint(r, 1).status == CheckpointStatus::completed);
   CHECK(ms(r, checkpoint(r, 1).trigger_time) == 1591980437822);
   CHECK(model::is_savepoint(checkpoint(r, 3).type));
 }
 
 TEST_CASE("import: a session cluster's log with four jobs imports one, keyed by its id") {
-  const auto imported = import({real("08-")});
+  const auto imported = tests::import_or_fail({tests::real_file("08-")});
   std::set<std::int64_t> ids;
   for (const auto& c : imported.result.checkpoints) ids.insert(c.id);
   CHECK(ids.size() == imported.result.checkpoints.size());
@@ -95,16 +81,16 @@ TEST_CASE("import: a session cluster's log with four jobs imports one, keyed by 
 }
 
 TEST_CASE("import: failures with their CheckpointException reasons (suspend, trigger failure)") {
-  const auto r9 = import({real("09-")}).result;
+  const auto r9 = tests::import_or_fail({tests::real_file("09-")}).result;
   CHECK(checkpoint(r9, 1).failure_reason == R::checkpoint_coordinator_suspend);
-  const auto r10 = import({real("10-")}).result;  // a log starting with "[thread]", not JSON
+  const auto r10 = tests::import_or_fail({tests::real_file("10-")}).result;  // a log starting with "[thread]", not JSON
   CHECK(checkpoint(r10, 1).status == CheckpointStatus::failed);
   CHECK(checkpoint(r10, 1).failure_reason == R::task_checkpoint_failure);
 }
 
 TEST_CASE("import: triggers that fail before an id count as no checkpoint, and are reported") {
   for (const char* f : {"12-", "13-", "33-"}) {
-    const auto imported = import({real(f)});
+    const auto imported = tests::import_or_fail({tests::real_file(f)});
     INFO(f);
     CHECK(imported.result.checkpoints.empty());
     bool reported = false;
@@ -115,29 +101,29 @@ TEST_CASE("import: triggers that fail before an id count as no checkpoint, and a
 }
 
 TEST_CASE("import: a log starting inside a stack trace, with a failover (apache/hudi#19301)") {
-  const auto imported = import({real("31-")});
+  const auto imported = tests::import_or_fail({tests::real_file("31-")});
   CHECK(imported.result.failovers == 1);
   CHECK(imported.result.final_status == model::JobStatus::restarting);
   CHECK(imported.report.problems.size() == 3);  // the stack frames before the first record
 }
 
 TEST_CASE("import: REST JSON of 1.9, 1.12-1.14 and 1.15+ (/checkpoints, config, details, jobs)") {
-  auto r = import({real("20-")}).result;
+  auto r = tests::import_or_fail({tests::real_file("20-")}).result;
   CHECK(r.counts.total == 1914);
   CHECK(r.counts.completed == 1914);
   CHECK(checkpoint(r, 1914).status == CheckpointStatus::completed);
   CHECK(checkpoint(r, 1914).imported_size == 31096);
-  r = import({real("23-"), real("24-"), real("22-")}).result;
+  r = tests::import_or_fail({tests::real_file("23-"), tests::real_file("24-"), tests::real_file("22-")}).result;
   CHECK(r.counts.completed == 638);
   CHECK(r.checkpoints.size() == 10);
   REQUIRE(r.flink.checkpointing.interval);
   CHECK(*r.flink.checkpointing.interval == core::seconds(2));
-  r = import({real("17-"), real("16-")}).result;  // no checkpoints, "NaN" percentiles
+  r = tests::import_or_fail({tests::real_file("17-"), tests::real_file("16-")}).result;  // no checkpoints, "NaN" percentiles
   CHECK(r.counts.total == 0);
   CHECK_FALSE(r.flink.checkpointing.interval);  // Long.MAX_VALUE: checkpointing off
-  r = import({real("25-")}).result;
+  r = tests::import_or_fail({tests::real_file("25-")}).result;
   CHECK(checkpoint(r, 714).status == CheckpointStatus::completed);
-  r = import({real("26-")}).result;
+  r = tests::import_or_fail({tests::real_file("26-")}).result;
   CHECK(r.job_id == "d933fa6c785f0db6dccc6cc05dd43bab");
   CHECK(r.vertices.size() == 1);
 }
@@ -190,4 +176,14 @@ TEST_CASE("import: truncated, binary and unknown input is an error with the file
   CHECK_FALSE(analysis::import_files({(dir / "absent.log").string()}, error).has_value());
   CHECK_FALSE(analysis::import_files({(dir / "cut.json").string()}, error, 10).has_value());
   fs::remove_all(dir);
+}
+
+TEST_CASE("import: a parallelism beyond Flink's 32768 from REST JSON is bounded") {
+  std::string error;
+  const auto imported = analysis::import_texts(
+      {{"job.json", R"({"jid":"0123456789abcdef0123456789abcdef","name":"x","vertices":[)"
+                    R"({"id":"0123456789abcdef0123456789abcdef","name":"v","parallelism":99999999999}]})"}},
+      error);
+  REQUIRE(imported.has_value());
+  CHECK(imported->result.vertices.at(0).parallelism == 32768);
 }
