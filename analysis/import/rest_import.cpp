@@ -32,6 +32,12 @@ std::int64_t integer(const json& j, const char* key, std::int64_t otherwise = -1
   return it->get<std::int64_t>();
 }
 
+// A boolean field; false when it is missing or holds anything else (a real file may).
+bool flag(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 std::string text(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -73,7 +79,7 @@ void merge_checkpoint(run::RunResult& r, const json& e) {
   const std::string status = text(e, "status");
   if (const std::int64_t t = integer(e, "trigger_timestamp"); t > 0) c.trigger_time = at(t);
   if (const std::int64_t t = integer(e, "latest_ack_timestamp"); t > 0) c.latest_ack_time = at(t);
-  if (e.value("is_savepoint", false) && !model::is_savepoint(c.type))
+  if (flag(e, "is_savepoint") && !model::is_savepoint(c.type))
     c.type = model::SnapshotType::savepoint;
   const std::string type = text(e, "checkpoint_type");
   if (type == "SYNC_SAVEPOINT") c.type = model::SnapshotType::sync_savepoint;
@@ -85,7 +91,7 @@ void merge_checkpoint(run::RunResult& r, const json& e) {
     const std::int64_t duration = integer(e, "end_to_end_duration");
     if (duration >= 0 && c.end_time < 0) c.end_time = c.trigger_time + sim_ms(duration);
     if (c.external_path.empty()) c.external_path = text(e, "external_path");
-    c.discarded = e.value("discarded", false);
+    c.discarded = flag(e, "discarded");
   } else if (status == "FAILED") {
     c.status = CheckpointStatus::failed;
     if (const std::int64_t t = integer(e, "failure_timestamp"); t > 0) c.end_time = at(t);
@@ -122,7 +128,7 @@ std::string merge_rest_json(const json& j, run::RunResult& r) {
         r.latest_restored = run::RestoreRecord{
             integer(restored, "id"),
             sim_ms(difference(integer(restored, "restore_timestamp", r.start_epoch_ms), r.start_epoch_ms)),
-            restored.value("is_savepoint", false), text(restored, "external_path")};
+            flag(restored, "is_savepoint"), text(restored, "external_path")};
     }
     const json& counts = j["counts"];
     r.counts.restored = integer(counts, "restored", 0);
@@ -176,7 +182,7 @@ std::string merge_rest_json(const json& j, run::RunResult& r) {
     if (const std::int64_t n = integer(j, "max_concurrent"); n > 0) r.flink.checkpointing.max_concurrent = static_cast<int>(n);
     if (const std::int64_t n = integer(j, "tolerable_failed_checkpoints"); n >= 0)
       r.flink.checkpointing.tolerable_failed = static_cast<int>(n);
-    r.flink.checkpointing.unaligned = j.value("unaligned_checkpoints", false);
+    r.flink.checkpointing.unaligned = flag(j, "unaligned_checkpoints");
     r.flink.checkpointing.mode = text(j, "mode") == "at_least_once"
                                      ? model::CheckpointingMode::at_least_once
                                      : model::CheckpointingMode::exactly_once;

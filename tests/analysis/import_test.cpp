@@ -187,3 +187,24 @@ TEST_CASE("import: a parallelism beyond Flink's 32768 from REST JSON is bounded"
   REQUIRE(imported.has_value());
   CHECK(imported->result.vertices.at(0).parallelism == 32768);
 }
+
+// Found by import_fuzz (CI, stop 22): a boolean field holding a number threw out of the importer.
+TEST_CASE("import: REST fields of the wrong type are read as absent, never thrown out of import") {
+  std::string error;
+  const auto imported = analysis::import_texts(
+      {{"checkpoints.json",
+        R"({"counts":{"total":1,"completed":1},"history":[{"id":4,"status":"COMPLETED",)"
+        R"("trigger_timestamp":1700000000000,"is_savepoint":1,"discarded":"no",)"
+        R"("end_to_end_duration":250}],"latest":{"restored":{"id":2,"is_savepoint":"yes"}}})"},
+       {"config.json", R"({"mode":"exactly_once","interval":60000,"timeout":600000,)"
+                       R"("unaligned_checkpoints":1})"}},
+      error);
+  REQUIRE(imported.has_value());
+  const auto& r = imported->result;
+  REQUIRE(r.checkpoints.size() == 1);
+  CHECK(r.checkpoints[0].status == run::CheckpointStatus::completed);
+  CHECK(r.checkpoints[0].periodic);
+  CHECK_FALSE(r.flink.checkpointing.unaligned);
+  REQUIRE(r.latest_restored.has_value());
+  CHECK_FALSE(r.latest_restored->is_savepoint);
+}
