@@ -1,9 +1,9 @@
 // Renders the HTML reports: inline CSS, SVG charts drawn here, <details> to expand, no script,
 // and a Content-Security-Policy that forbids every fetch, so opening the file never touches the
 // network. Numbers are formatted with fixed precision so the same input gives the same bytes.
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <set>
 
@@ -19,12 +19,23 @@ std::string esc(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -50,7 +61,9 @@ std::string human_ms(std::int64_t ms) {
   return fmt::format("{} h {} min", s / 3600, (s / 60) % 60);
 }
 
-std::string num(double v) { return fmt::format("{:.1f}", v); }
+std::string num(double v) {
+  return fmt::format("{:.1f}", v);
+}
 
 // A "nice" step for about `target` ticks over `span`.
 double nice_step(double span, int target) {
@@ -98,15 +111,14 @@ std::string svg_open(const Plot& p, const std::string& cls, const std::string& l
 std::string time_axis(const Plot& p) {
   std::string out;
   const double step = time_step(p.x1 - p.x0, 10);
-  out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
-                     num(p.left), num(p.inner_bottom()), num(p.width - p.right),
-                     num(p.inner_bottom()));
+  out +=
+      fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(p.left),
+                  num(p.inner_bottom()), num(p.width - p.right), num(p.inner_bottom()));
   for (double t = std::ceil(p.x0 / step) * step; t <= p.x1 + 1e-9; t += step) {
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/><text class=\"tick\" "
         "x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-        num(p.x(t)), num(p.top), num(p.inner_bottom()), num(p.inner_bottom() + 14),
-        short_clock(t));
+        num(p.x(t)), num(p.top), num(p.inner_bottom()), num(p.inner_bottom() + 14), short_clock(t));
   }
   return out;
 }
@@ -152,8 +164,8 @@ std::string bands_svg(const Plot& p, const std::vector<Band>& bands) {
     out += fmt::format(
         "<rect class=\"band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>job {} from {} "
         "to {}</title></rect>\n",
-        num(x), num(p.top), num(w), num(p.inner_bottom() - p.top), esc(b.state),
-        clock(b.from), clock(b.to));
+        num(x), num(p.top), num(w), num(p.inner_bottom() - p.top), esc(b.state), clock(b.from),
+        clock(b.to));
   }
   return out;
 }
@@ -198,7 +210,8 @@ std::vector<Phase> phases_of(const ReportSubtask& s, std::int64_t trigger_ms) {
   add("ph-align", "alignment", s.alignment_ms);
   add("ph-sync", "sync", s.sync_ms);
   add("ph-async", "async", s.async_ms);
-  if (s.ack_ms >= 0 && s.ack_ms - trigger_ms > t) add("ph-rest", "to the ack", s.ack_ms - trigger_ms - t);
+  if (s.ack_ms >= 0 && s.ack_ms - trigger_ms > t)
+    add("ph-rest", "to the ack", s.ack_ms - trigger_ms - t);
   return out;
 }
 
@@ -207,7 +220,8 @@ std::string timeline_svg(const ReportRun& run) {
   p.x0 = 0;
   p.x1 = static_cast<double>(std::max<std::int64_t>(run.end_ms, 1));
   const std::size_t n = run.checkpoints.size();
-  const double row = std::clamp(420.0 / static_cast<double>(std::max<std::size_t>(n, 1)), 3.0, 18.0);
+  const double row =
+      std::clamp(420.0 / static_cast<double>(std::max<std::size_t>(n, 1)), 3.0, 18.0);
   p.height = p.top + row * static_cast<double>(n) + p.bottom + 4;
   std::string out = svg_open(p, "chart timeline", "checkpoint timeline");
   out += bands_svg(p, not_running_bands(run));
@@ -232,8 +246,9 @@ std::string timeline_svg(const ReportRun& run) {
         const double px = p.x(static_cast<double>(c.trigger_ms + ph.from));
         const double pw = p.x(static_cast<double>(c.trigger_ms + ph.from + ph.length)) - px;
         if (pw < 0.5) continue;
-        out += fmt::format("<rect class=\"phase {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
-                           ph.cls, num(px), num(y + h * 0.25), num(pw), num(h * 0.5));
+        out +=
+            fmt::format("<rect class=\"phase {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
+                        ph.cls, num(px), num(y + h * 0.25), num(pw), num(h * 0.5));
       }
     }
     out += "</g>\n";
@@ -274,7 +289,8 @@ std::string durations_svg(const ReportRun& run, std::int64_t timeout_ms) {
   for (const ReportCheckpoint& c : run.checkpoints) {
     if (c.end_ms < 0) continue;
     out += fmt::format(
-        "<circle class=\"dot {}\" cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>#{} {} {}</title></circle>\n",
+        "<circle class=\"dot {}\" cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>#{} {} "
+        "{}</title></circle>\n",
         status_class(c.status), num(p.x(static_cast<double>(c.trigger_ms))),
         num(y(static_cast<double>(c.end_ms - c.trigger_ms))), c.id, esc(c.status),
         human_ms(c.end_ms - c.trigger_ms));
@@ -306,7 +322,8 @@ struct Grid {
 Grid grid_of(const ReportRun& run, std::size_t max_columns) {
   Grid g;
   for (const ReportSample& s : run.samples)
-    if (g.period_ends.empty() || g.period_ends.back() != s.end_ms) g.period_ends.push_back(s.end_ms);
+    if (g.period_ends.empty() || g.period_ends.back() != s.end_ms)
+      g.period_ends.push_back(s.end_ms);
   g.per_column = std::max<std::size_t>(1, (g.period_ends.size() + max_columns - 1) / max_columns);
   g.columns = (g.period_ends.size() + g.per_column - 1) / g.per_column;
   return g;
@@ -389,14 +406,15 @@ std::string heatmap_section(const ReportRun& run) {
     labels.push_back(fmt::format("{} ({})", v.name, v.parallelism));
   // One row per vertex: each cell the mean over its subtasks and periods. A vertex's worst
   // subtask shows when it is expanded.
-  std::string out = heatmap_svg(run, g, cells_of(run, g, run.vertices.size(),
-                                                 [](const ReportSample& s) { return s.vertex; }),
-                                labels, "busy and back-pressured time per vertex");
+  std::string out = heatmap_svg(
+      run, g, cells_of(run, g, run.vertices.size(), [](const ReportSample& s) { return s.vertex; }),
+      labels, "busy and back-pressured time per vertex");
   for (std::size_t v = 0; v < run.vertices.size(); ++v) {
     const ReportVertex& vertex = run.vertices[v];
     std::vector<double> bp(static_cast<std::size_t>(vertex.parallelism), 0);
     for (const ReportSample& s : run.samples)
-      if (static_cast<std::size_t>(s.vertex) == v) bp[static_cast<std::size_t>(s.subtask)] += s.back_pressured;
+      if (static_cast<std::size_t>(s.vertex) == v)
+        bp[static_cast<std::size_t>(s.subtask)] += s.back_pressured;
     std::vector<int> order(bp.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -408,16 +426,20 @@ std::string heatmap_section(const ReportRun& run) {
     std::vector<std::string> sub_labels;
     for (std::size_t i = 0; i < order.size(); ++i) {
       row_of_subtask[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
-      sub_labels.push_back(fmt::format("{} ({}/{})", vertex.name, order[i] + 1, vertex.parallelism));
+      sub_labels.push_back(
+          fmt::format("{} ({}/{})", vertex.name, order[i] + 1, vertex.parallelism));
     }
     const auto row_of = [&](const ReportSample& s) {
-      return static_cast<std::size_t>(s.vertex) == v ? row_of_subtask[static_cast<std::size_t>(s.subtask)] : -1;
+      return static_cast<std::size_t>(s.vertex) == v
+                 ? row_of_subtask[static_cast<std::size_t>(s.subtask)]
+                 : -1;
     };
-    out += fmt::format("<details class=\"expand\"><summary>{}: {} subtask{}{}</summary>\n",
-                       esc(vertex.name), vertex.parallelism, vertex.parallelism == 1 ? "" : "s",
-                       vertex.parallelism > static_cast<int>(kMaxExpandedSubtasks)
-                           ? fmt::format(" (the {} most back-pressured shown)", kMaxExpandedSubtasks)
-                           : "");
+    out +=
+        fmt::format("<details class=\"expand\"><summary>{}: {} subtask{}{}</summary>\n",
+                    esc(vertex.name), vertex.parallelism, vertex.parallelism == 1 ? "" : "s",
+                    vertex.parallelism > static_cast<int>(kMaxExpandedSubtasks)
+                        ? fmt::format(" (the {} most back-pressured shown)", kMaxExpandedSubtasks)
+                        : "");
     out += heatmap_svg(run, g, cells_of(run, g, order.size(), row_of), sub_labels,
                        "busy and back-pressured time per subtask of " + vertex.name);
     out += "</details>\n";
@@ -473,9 +495,11 @@ std::string queues_svg(const ReportRun& run) {
       std::string points;
       for (std::size_t c = 0; c < g.columns; ++c)
         if (end[v][c] > 0)
-          points += fmt::format("{},{} ", num(p.x(static_cast<double>(end[v][c]))), num(y(series[c])));
+          points +=
+              fmt::format("{},{} ", num(p.x(static_cast<double>(end[v][c]))), num(y(series[c])));
       svg += fmt::format(
-          "<polyline class=\"series{}\" stroke=\"{}\" points=\"{}\"><title>{}: {}</title></polyline>\n",
+          "<polyline class=\"series{}\" stroke=\"{}\" points=\"{}\"><title>{}: "
+          "{}</title></polyline>\n",
           which == 0 ? "" : " dashed", colour, points, esc(run.vertices[v].name),
           which == 0 ? "input buffers" : "output buffers");
     }
@@ -483,7 +507,8 @@ std::string queues_svg(const ReportRun& run) {
                           esc(run.vertices[v].name));
   }
   svg += "</svg>\n";
-  return svg + legend + " (solid: queued in input channels, dashed: in subpartitions; summed over subtasks)</p>\n";
+  return svg + legend +
+         " (solid: queued in input channels, dashed: in subpartitions; summed over subtasks)</p>\n";
 }
 
 // Why a completed checkpoint was slow: its critical subtask's largest phase.
@@ -524,25 +549,33 @@ std::string phases_svg(const ReportCheckpoint& c, const std::vector<std::string>
   p.x1 = static_cast<double>(std::max<std::int64_t>(span_ms, 1));
   std::string out = svg_open(p, "chart phases", fmt::format("phases of checkpoint {}", c.id));
   const double step = duration_step(p.x1, 8);
-  out += fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(p.left),
-                     num(p.inner_bottom()), num(p.width - p.right), num(p.inner_bottom()));
+  out +=
+      fmt::format("<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(p.left),
+                  num(p.inner_bottom()), num(p.width - p.right), num(p.inner_bottom()));
   for (double t = 0; t <= p.x1 + 1e-9; t += step)
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">+{}</text>\n",
-                       num(p.x(t)), num(p.inner_bottom() + 14), human_ms(static_cast<std::int64_t>(t)));
+                       num(p.x(t)), num(p.inner_bottom() + 14),
+                       human_ms(static_cast<std::int64_t>(t)));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const double y = p.top + 12.0 * static_cast<double>(i);
-    out += fmt::format("<text class=\"label small\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                       num(p.left - 4), num(y + 9), esc(labels[i]));
+    out +=
+        fmt::format("<text class=\"label small\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                    num(p.left - 4), num(y + 9), esc(labels[i]));
     if (!rows[i]->acknowledged) {
-      out += fmt::format("<rect class=\"phase ph-pending\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"9\"><title>not acknowledged</title></rect>\n",
-                         num(p.left), num(y), num(p.inner_width()));
+      out += fmt::format(
+          "<rect class=\"phase ph-pending\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"9\"><title>not "
+          "acknowledged</title></rect>\n",
+          num(p.left), num(y), num(p.inner_width()));
       continue;
     }
     for (const Phase& ph : phases_of(*rows[i], c.trigger_ms)) {
       const double x = p.x(static_cast<double>(ph.from));
-      out += fmt::format("<rect class=\"phase {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"9\"><title>{} {}</title></rect>",
-                         ph.cls, num(x), num(y), num(std::max(0.5, p.x(static_cast<double>(ph.from + ph.length)) - x)),
-                         ph.name, human_ms(ph.length));
+      out += fmt::format(
+          "<rect class=\"phase {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"9\"><title>{} "
+          "{}</title></rect>",
+          ph.cls, num(x), num(y),
+          num(std::max(0.5, p.x(static_cast<double>(ph.from + ph.length)) - x)), ph.name,
+          human_ms(ph.length));
     }
     out += "\n";
   }
@@ -568,7 +601,8 @@ std::string checkpoint_list(const ReportRun& run) {
   std::size_t budget = kMaxPhaseRows;
   for (std::size_t i : order) {
     std::size_t rows = 0;
-    for (const auto& v : run.checkpoints[i].subtasks) rows += std::min(v.size(), kMaxPhaseRowsPerVertex);
+    for (const auto& v : run.checkpoints[i].subtasks)
+      rows += std::min(v.size(), kMaxPhaseRowsPerVertex);
     if (rows > budget) break;
     budget -= rows;
     expanded.insert(i);
@@ -594,7 +628,8 @@ std::string checkpoint_list(const ReportRun& run) {
     }
     out += fmt::format(
         "<details class=\"checkpoint {}\" id=\"checkpoint-{}\"{}><summary><b>#{}</b> {} <span "
-        "class=\"status\">{}</span> triggered {} &middot; {} &middot; {}/{} acknowledged{}</summary>\n",
+        "class=\"status\">{}</span> triggered {} &middot; {} &middot; {}/{} "
+        "acknowledged{}</summary>\n",
         status_class(c.status), c.id, open ? " open" : "", c.id, esc(c.type), esc(c.status),
         clock(c.trigger_ms), c.end_ms >= 0 ? human_ms(duration) : "in progress at the end",
         c.num_acknowledged, c.num_subtasks,
@@ -613,18 +648,20 @@ std::string checkpoint_list(const ReportRun& run) {
       for (std::size_t v = 0; v < c.subtasks.size() && v < run.vertices.size(); ++v) {
         std::vector<const ReportSubtask*> subs;
         for (const ReportSubtask& st : c.subtasks[v]) subs.push_back(&st);
-        std::stable_sort(subs.begin(), subs.end(), [](const ReportSubtask* x, const ReportSubtask* y) {
-          if (x->acknowledged != y->acknowledged) return !x->acknowledged;
-          return x->ack_ms > y->ack_ms;
-        });
+        std::stable_sort(subs.begin(), subs.end(),
+                         [](const ReportSubtask* x, const ReportSubtask* y) {
+                           if (x->acknowledged != y->acknowledged) return !x->acknowledged;
+                           return x->ack_ms > y->ack_ms;
+                         });
         if (subs.size() > per_vertex) subs.resize(per_vertex);
-        std::sort(subs.begin(), subs.end(),
-                  [](const ReportSubtask* x, const ReportSubtask* y) { return x->index < y->index; });
+        std::sort(subs.begin(), subs.end(), [](const ReportSubtask* x, const ReportSubtask* y) {
+          return x->index < y->index;
+        });
         for (const ReportSubtask* st : subs) {
-          out_rows.first.push_back(fmt::format(
-              "{} ({}/{}){}", run.vertices[v].name.substr(0, 36), st->index + 1,
-              run.vertices[v].parallelism,
-              name_slowest && c.subtasks[v].size() > 1 ? ", the slowest" : ""));
+          out_rows.first.push_back(
+              fmt::format("{} ({}/{}){}", run.vertices[v].name.substr(0, 36), st->index + 1,
+                          run.vertices[v].parallelism,
+                          name_slowest && c.subtasks[v].size() > 1 ? ", the slowest" : ""));
           out_rows.second.push_back(st);
         }
       }
@@ -639,13 +676,15 @@ std::string checkpoint_list(const ReportRun& run) {
       if (expanded.count(i)) {
         const auto [sub_labels, sub_rows] = rows_of(kMaxPhaseRowsPerVertex, false);
         out += fmt::format("<details class=\"expand-subtasks\"><summary>{} subtasks{}</summary>\n",
-                           sub_rows.size() < all_total ? fmt::format("{} of the {}", sub_rows.size(), all_total)
-                                                      : fmt::format("all {}", all_total),
+                           sub_rows.size() < all_total
+                               ? fmt::format("{} of the {}", sub_rows.size(), all_total)
+                               : fmt::format("all {}", all_total),
                            sub_rows.size() < all_total ? " (the slowest of each vertex)" : "");
         out += phases_svg(c, sub_labels, sub_rows, duration) + "</details>\n";
       } else {
-        out += "<p class=\"note\">Per-subtask rows are kept for the failed and the slowest "
-               "checkpoints (report size).</p>\n";
+        out +=
+            "<p class=\"note\">Per-subtask rows are kept for the failed and the slowest "
+            "checkpoints (report size).</p>\n";
       }
     }
     out += "</details>\n";
@@ -673,18 +712,20 @@ std::string summary_section(const ReportRun& run) {
     if (s.contains(key)) rows.emplace_back(label, json_scalar(s[key]));
   };
   add("scenario", "scenario");
-  rows.emplace_back("job", run.job_name.empty() ? run.job_id : run.job_name + " (" + run.job_id + ")");
+  rows.emplace_back("job",
+                    run.job_name.empty() ? run.job_id : run.job_name + " (" + run.job_id + ")");
   add("Flink version", "flink_version");
   add("seed", "seed");
   rows.emplace_back("simulated time", human_ms(run.end_ms));
   add("final status", "final_status");
   if (s["checkpoints"].is_object()) {
     const ordered_json& c = s["checkpoints"];
-    rows.emplace_back("checkpoints", fmt::format("{} triggered, {} completed, {} failed, {} in progress",
-                                                 json_scalar(c.value("total", ordered_json(0))),
-                                                 json_scalar(c.value("completed", ordered_json(0))),
-                                                 json_scalar(c.value("failed", ordered_json(0))),
-                                                 json_scalar(c.value("in_progress", ordered_json(0)))));
+    rows.emplace_back("checkpoints",
+                      fmt::format("{} triggered, {} completed, {} failed, {} in progress",
+                                  json_scalar(c.value("total", ordered_json(0))),
+                                  json_scalar(c.value("completed", ordered_json(0))),
+                                  json_scalar(c.value("failed", ordered_json(0))),
+                                  json_scalar(c.value("in_progress", ordered_json(0)))));
     if (c.contains("by_failure_reason") && c["by_failure_reason"].is_object())
       for (const auto& [reason, count] : c["by_failure_reason"].items())
         rows.emplace_back("  failed: " + reason, json_scalar(count));
@@ -696,10 +737,11 @@ std::string summary_section(const ReportRun& run) {
   add("lost records", "lost_records");
   if (s.contains("end_to_end_latency_ms") && s["end_to_end_latency_ms"].is_object()) {
     const ordered_json& l = s["end_to_end_latency_ms"];
-    rows.emplace_back("end-to-end latency", fmt::format("p50 {} ms, p99 {} ms over {} records",
-                                                        json_scalar(l.value("p50", ordered_json(0))),
-                                                        json_scalar(l.value("p99", ordered_json(0))),
-                                                        json_scalar(l.value("records", ordered_json(0)))));
+    rows.emplace_back("end-to-end latency",
+                      fmt::format("p50 {} ms, p99 {} ms over {} records",
+                                  json_scalar(l.value("p50", ordered_json(0))),
+                                  json_scalar(l.value("p99", ordered_json(0))),
+                                  json_scalar(l.value("records", ordered_json(0)))));
   }
   add("simulation events", "events");
   std::string out = kv_table(rows);
@@ -708,10 +750,12 @@ std::string summary_section(const ReportRun& run) {
     for (const ordered_json& f : s["task_failures"])
       out += "<li>" + clock(f.value("time_ms", std::int64_t{0})) + " " +
              esc(f.value("vertex", std::string())) + " (" +
-             std::to_string(f.value("subtask", 0) + 1) + "): " + esc(f.value("exception", std::string())) + "</li>";
+             std::to_string(f.value("subtask", 0) + 1) +
+             "): " + esc(f.value("exception", std::string())) + "</li>";
     out += "</ul>\n";
   }
-  if (s.contains("connector_events") && s["connector_events"].is_array() && !s["connector_events"].empty()) {
+  if (s.contains("connector_events") && s["connector_events"].is_array() &&
+      !s["connector_events"].empty()) {
     out += "<details><summary>Connector events (" + std::to_string(s["connector_events"].size()) +
            ")</summary><ul>";
     for (const ordered_json& e : s["connector_events"])
@@ -723,7 +767,8 @@ std::string summary_section(const ReportRun& run) {
 }
 
 std::string config_section(const ReportRun& run) {
-  if (!run.config.is_object()) return "<p class=\"note\">No checkpoints/config.json in this directory.</p>\n";
+  if (!run.config.is_object())
+    return "<p class=\"note\">No checkpoints/config.json in this directory.</p>\n";
   const std::vector<ConfigDifference> diffs = config_differences(run.config);
   std::string out;
   if (diffs.empty()) {
@@ -735,8 +780,9 @@ std::string config_section(const ReportRun& run) {
              esc(d.flink_default) + "</td></tr>";
     out += "</table>\n";
   }
-  out += "<p class=\"note\">From the checkpoint configuration the REST API shows; other options "
-         "(restart strategy, network, connectors) are in the scenario file.</p>\n";
+  out +=
+      "<p class=\"note\">From the checkpoint configuration the REST API shows; other options "
+      "(restart strategy, network, connectors) are in the scenario file.</p>\n";
   return out;
 }
 
@@ -799,36 +845,41 @@ std::string run_report_html(const ReportRun& run) {
   }
   body += "<section id=\"summary\"><h2>Summary</h2>\n" + summary_section(run) + "</section>\n";
   body += "<section id=\"timeline\"><h2>Checkpoint timeline</h2>\n";
-  body += "<p class=\"legend\"><span><i style=\"background:#7cc47f\"></i>completed</span><span><i "
-          "style=\"background:#e06666\"></i>failed</span><span><i style=\"background:#f1c232\"></i>in "
-          "progress</span><span><i style=\"background:#f4c7c3\"></i>job not running (failover, "
-          "restart)</span> &middot; inside a bar, the last subtask to acknowledge: <span><i "
-          "style=\"background:#9fc5e8\"></i>start delay</span><span><i "
-          "style=\"background:#8e7cc3\"></i>alignment</span><span><i "
-          "style=\"background:#e69138\"></i>sync</span><span><i "
-          "style=\"background:#45818e\"></i>async</span><span><i "
-          "style=\"background:#cccccc\"></i>until the ack</span></p>\n";
+  body +=
+      "<p class=\"legend\"><span><i style=\"background:#7cc47f\"></i>completed</span><span><i "
+      "style=\"background:#e06666\"></i>failed</span><span><i style=\"background:#f1c232\"></i>in "
+      "progress</span><span><i style=\"background:#f4c7c3\"></i>job not running (failover, "
+      "restart)</span> &middot; inside a bar, the last subtask to acknowledge: <span><i "
+      "style=\"background:#9fc5e8\"></i>start delay</span><span><i "
+      "style=\"background:#8e7cc3\"></i>alignment</span><span><i "
+      "style=\"background:#e69138\"></i>sync</span><span><i "
+      "style=\"background:#45818e\"></i>async</span><span><i "
+      "style=\"background:#cccccc\"></i>until the ack</span></p>\n";
   body += timeline_svg(run) + "</section>\n";
-  const std::int64_t timeout = run.config.is_object() ? run.config.value("timeout", std::int64_t{0}) : 0;
+  const std::int64_t timeout =
+      run.config.is_object() ? run.config.value("timeout", std::int64_t{0}) : 0;
   body += "<section id=\"durations\"><h2>Checkpoint durations over time</h2>\n" +
           durations_svg(run, timeout) + "</section>\n";
   body += "<section id=\"checkpoints\"><h2>Checkpoints and why they waited</h2>\n" +
           checkpoint_list(run) + "</section>\n";
-  body += "<section id=\"heatmap\"><h2>Busy and back-pressured time</h2>\n<p class=\"legend\">Per "
-          "vertex, the mean over its subtasks; expand a vertex for its subtasks. Colour: idle "
-          "<i style=\"background:#cfe2f3\"></i> to busy <i style=\"background:#d7301f\"></i>, "
-          "back-pressured darkens <i style=\"background:#222\"></i> (ms per second, as Flink's "
-          "busyTimeMsPerSecond / backPressuredTimeMsPerSecond).</p>\n" +
-          heatmap_section(run) + "</section>\n";
+  body +=
+      "<section id=\"heatmap\"><h2>Busy and back-pressured time</h2>\n<p class=\"legend\">Per "
+      "vertex, the mean over its subtasks; expand a vertex for its subtasks. Colour: idle "
+      "<i style=\"background:#cfe2f3\"></i> to busy <i style=\"background:#d7301f\"></i>, "
+      "back-pressured darkens <i style=\"background:#222\"></i> (ms per second, as Flink's "
+      "busyTimeMsPerSecond / backPressuredTimeMsPerSecond).</p>\n" +
+      heatmap_section(run) + "</section>\n";
   body += "<section id=\"queues\"><h2>Queued buffers</h2>\n" + queues_svg(run) + "</section>\n";
   body += "<section id=\"config\"><h2>Configuration that differs from Flink's defaults</h2>\n" +
           config_section(run) + "</section>\n";
   const std::string scenario = run.summary.value("scenario", std::string("run"));
-  return page("ckptsim report: " + scenario,
-              fmt::format("{} · Flink {} · seed {} · {} simulated", run.job_name.empty() ? run.job_id : run.job_name,
-                          run.summary.value("flink_version", std::string("?")),
-                          json_scalar(run.summary.value("seed", ordered_json(0))), human_ms(run.end_ms)),
-              body);
+  return page(
+      "ckptsim report: " + scenario,
+      fmt::format("{} · Flink {} · seed {} · {} simulated",
+                  run.job_name.empty() ? run.job_id : run.job_name,
+                  run.summary.value("flink_version", std::string("?")),
+                  json_scalar(run.summary.value("seed", ordered_json(0))), human_ms(run.end_ms)),
+      body);
 }
 
 std::vector<ConfigDifference> config_differences(const ordered_json& config) {
@@ -842,7 +893,8 @@ std::vector<ConfigDifference> config_differences(const ordered_json& config) {
   };
   // CheckpointConfig's defaults as Flink's REST handler (CheckpointConfigHandler) writes them.
   if (config.contains("interval"))
-    out.push_back({"execution.checkpointing.interval", human_ms(config.value("interval", std::int64_t{0})),
+    out.push_back({"execution.checkpointing.interval",
+                   human_ms(config.value("interval", std::int64_t{0})),
                    "none (checkpointing disabled)"});
   check("mode", "execution.checkpointing.mode", "exactly_once", "EXACTLY_ONCE");
   check("timeout", "execution.checkpointing.timeout", 600000, "10 min");
@@ -859,10 +911,12 @@ std::vector<ConfigDifference> config_differences(const ordered_json& config) {
   check("checkpoint_storage", "state.checkpoint-storage", "JobManagerCheckpointStorage",
         "jobmanager (filesystem when state.checkpoints.dir is set)");
   check("unaligned_checkpoints", "execution.checkpointing.unaligned", false, "false");
-  check("tolerable_failed_checkpoints", "execution.checkpointing.tolerable-failed-checkpoints", 0, "0");
-  check("aligned_checkpoint_timeout", "execution.checkpointing.aligned-checkpoint-timeout", 0, "0 ms");
-  check("checkpoints_after_tasks_finish", "execution.checkpointing.checkpoints-after-tasks-finish.enabled",
-        true, "true");
+  check("tolerable_failed_checkpoints", "execution.checkpointing.tolerable-failed-checkpoints", 0,
+        "0");
+  check("aligned_checkpoint_timeout", "execution.checkpointing.aligned-checkpoint-timeout", 0,
+        "0 ms");
+  check("checkpoints_after_tasks_finish",
+        "execution.checkpointing.checkpoints-after-tasks-finish.enabled", true, "true");
   check("state_changelog_enabled", "state.backend.changelog.enabled", false, "false");
   check("changelog_periodic_materialization_interval",
         "state.backend.changelog.periodic-materialize.interval", 600000, "10 min");
@@ -884,15 +938,18 @@ std::string comparison_report_html(const Comparison& cmp) {
     return fmt::format("{:.4g}", v);
   };
   // The table.
-  body += "<section id=\"table\"><h2>Comparison</h2><p class=\"note\">Mean ± 95 % confidence "
-          "interval (Student's t) over the seeds.</p><div class=\"table-wrap\"><table class=\"cmp\"><tr><th>setting</th><th>runs</th>";
+  body +=
+      "<section id=\"table\"><h2>Comparison</h2><p class=\"note\">Mean ± 95 % confidence "
+      "interval (Student's t) over the seeds.</p><div class=\"table-wrap\"><table "
+      "class=\"cmp\"><tr><th>setting</th><th>runs</th>";
   for (std::size_t m = 0; m < kMetricCount; ++m)
     body += std::string("<th>") + esc(metric_title(static_cast<Metric>(m))) + "</th>";
   body += "</tr>\n";
   for (std::size_t i = 0; i < cmp.settings.size(); ++i) {
     const SettingSummary& s = cmp.settings[i];
-    body += fmt::format("<tr{}><th>{}</th><td>{}{}</td>", cmp.best == i ? " class=\"best\"" : "",
-                        esc(setting_label(s)), s.runs, s.errors ? fmt::format(" ({} failed to load)", s.errors) : "");
+    body += fmt::format("<tr{}><th>{}</th><td>{}{}</td>", s.best || s.tied ? " class=\"best\"" : "",
+                        esc(setting_label(s)), s.runs,
+                        s.errors ? fmt::format(" ({} failed to load)", s.errors) : "");
     for (std::size_t m = 0; m < kMetricCount && m < s.metrics.size(); ++m) {
       const Estimate& e = s.metrics[m];
       body += e.n == 0 ? "<td>-</td>"
@@ -902,7 +959,15 @@ std::string comparison_report_html(const Comparison& cmp) {
     body += "</tr>\n";
   }
   body += "</table></div>";
-  if (cmp.best) body += "<p>Best setting: <b>" + esc(setting_label(cmp.settings[*cmp.best])) + "</b></p>";
+  std::vector<std::string> chosen;
+  for (const SettingSummary& s : cmp.settings)
+    if (s.best || s.tied) chosen.push_back("<b>" + esc(setting_label(s)) + "</b>");
+  if (chosen.size() == 1) body += "<p>Best setting: " + chosen.front() + "</p>";
+  if (chosen.size() > 1)
+    body += fmt::format(
+        "<p>Best or tied for the best (none better than the others beyond noise): "
+        "{}</p>",
+        fmt::join(chosen, "; "));
   body += "</section>\n";
 
   // Each metric against each varied key: x the key's values in grid order; one series per
@@ -924,7 +989,8 @@ std::string comparison_report_html(const Comparison& cmp) {
       x_of[i] = static_cast<std::size_t>(xi - xs.begin());
       series_of[i] = static_cast<std::size_t>(si - series.begin());
     }
-    body += "<section class=\"by-key\"><h2>Metrics against <code>" + esc(cmp.keys[k]) + "</code></h2>\n";
+    body += "<section class=\"by-key\"><h2>Metrics against <code>" + esc(cmp.keys[k]) +
+            "</code></h2>\n";
     if (series.size() > 1) {
       body += "<p class=\"legend key-legend\">";
       for (std::size_t s = 0; s < series.size(); ++s)
@@ -953,36 +1019,46 @@ std::string comparison_report_html(const Comparison& cmp) {
       p.bottom = 36;
       p.x0 = -0.5;
       p.x1 = static_cast<double>(xs.size()) - 0.5;
-      const auto y = [&](double v) { return p.inner_bottom() - (v - lo) / (hi - lo) * (p.inner_bottom() - p.top); };
-      std::string svg = svg_open(p, "chart metric", std::string(metric_title(metric)) + " against " + cmp.keys[k]);
-      svg += fmt::format("<text class=\"label\" x=\"{}\" y=\"14\">{}</text>\n", num(p.left), esc(metric_title(metric)));
+      const auto y = [&](double v) {
+        return p.inner_bottom() - (v - lo) / (hi - lo) * (p.inner_bottom() - p.top);
+      };
+      std::string svg = svg_open(p, "chart metric",
+                                 std::string(metric_title(metric)) + " against " + cmp.keys[k]);
+      svg += fmt::format("<text class=\"label\" x=\"{}\" y=\"14\">{}</text>\n", num(p.left),
+                         esc(metric_title(metric)));
       const double step = nice_step(hi - lo, 4);
       for (double v = std::ceil(lo / step) * step; v <= hi + 1e-9; v += step)
         svg += fmt::format(
-            "<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><text class=\"tick\" "
+            "<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><text "
+            "class=\"tick\" "
             "x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>\n",
             num(p.left), num(y(v)), num(p.width - p.right), num(p.left - 4), num(y(v) + 4),
             esc(value_text(metric, v)));
       for (std::size_t x = 0; x < xs.size(); ++x)
-        svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                           num(p.x(static_cast<double>(x))), num(p.inner_bottom() + 14),
-                           esc(xs[x].size() > 14 ? xs[x].substr(0, 13) + "…" : xs[x]));
-      svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", num(p.left),
-                         num(p.inner_bottom()), num(p.width - p.right));
+        svg +=
+            fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                        num(p.x(static_cast<double>(x))), num(p.inner_bottom() + 14),
+                        esc(xs[x].size() > 14 ? xs[x].substr(0, 13) + "…" : xs[x]));
+      svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n",
+                         num(p.left), num(p.inner_bottom()), num(p.width - p.right));
       const double spread = series.size() > 1 ? 0.3 / static_cast<double>(series.size()) : 0;
       for (std::size_t i = 0; i < cmp.settings.size(); ++i) {
         const SettingSummary& s = cmp.settings[i];
         if (m >= s.metrics.size() || s.metrics[m].n == 0) continue;
         const Estimate& e = s.metrics[m];
         const double cx = p.x(static_cast<double>(x_of[i]) +
-                              spread * (static_cast<double>(series_of[i]) - (static_cast<double>(series.size()) - 1) / 2));
+                              spread * (static_cast<double>(series_of[i]) -
+                                        (static_cast<double>(series.size()) - 1) / 2));
         const char* colour = kPalette[series_of[i] % std::size(kPalette)];
         svg += fmt::format(
-            "<g><line class=\"ci-whisker\" stroke=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\"/>"
-            "<circle class=\"ci-point\" data-setting=\"{4}\" fill=\"{0}\" cx=\"{1}\" cy=\"{5}\" r=\"3.5\"/>"
+            "<g><line class=\"ci-whisker\" stroke=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" "
+            "y2=\"{3}\"/>"
+            "<circle class=\"ci-point\" data-setting=\"{4}\" fill=\"{0}\" cx=\"{1}\" cy=\"{5}\" "
+            "r=\"3.5\"/>"
             "<title>{6}: {7} ± {8} (n={9})</title></g>\n",
             colour, num(cx), num(y(e.mean - e.ci95)), num(y(e.mean + e.ci95)), i, num(y(e.mean)),
-            esc(setting_label(s)), esc(value_text(metric, e.mean)), esc(value_text(metric, e.ci95)), e.n);
+            esc(setting_label(s)), esc(value_text(metric, e.mean)), esc(value_text(metric, e.ci95)),
+            e.n);
       }
       svg += "</svg>\n";
       body += svg;

@@ -3,13 +3,15 @@
 // set alone, so a resumed or merged sweep writes the same bytes as one uninterrupted run.
 #include "analysis/sweep.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <map>
 
 #include "analysis/expect.hpp"
+#include "analysis/significance.hpp"
+#include "analysis/user_settings.hpp"
 #include "sim/run/writers/flink_stats.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -38,9 +40,12 @@ constexpr MetricInfo kMetrics[kMetricCount] = {
     {Metric::latency_p50, "latency_p50", "latency p50"},
     {Metric::latency_p99, "latency_p99", "latency p99"},
     {Metric::p99_duration_after_first, "p99_duration_after_first", "p99 after 1st"},
+    {Metric::lost_records, "lost_records", "lost"},
 };
 
-std::size_t index_of(Metric m) { return static_cast<std::size_t>(m); }
+std::size_t index_of(Metric m) {
+  return static_cast<std::size_t>(m);
+}
 
 // The last `parts` dot-separated parts of `key` (all of them when it has fewer).
 std::string suffix(const std::string& key, int parts) {
@@ -56,8 +61,8 @@ std::string suffix(const std::string& key, int parts) {
 // The shortest suffix of `key` that no other key ends with, and never a bare word that names no
 // setting: execution.checkpointing.unaligned.enabled is "unaligned.enabled", not "enabled".
 std::string short_key(const std::string& key, const std::vector<std::string>& keys) {
-  static const std::vector<std::string> kVague = {"enabled", "type", "mode", "size", "value",
-                                                 "kind", "forced"};
+  static const std::vector<std::string> kVague = {"enabled", "type", "mode",  "size",
+                                                  "value",   "kind", "forced"};
   for (int parts = 1;; ++parts) {
     const std::string tail = suffix(key, parts);
     if (tail == key) return key;
@@ -99,11 +104,15 @@ std::string format_value(Metric m, double v) {
   return format_number(v);
 }
 
+}  // namespace
+
 std::string format_estimate(Metric m, const Estimate& e) {
   if (e.n == 0) return "-";
   if (e.n == 1 || e.ci95 == 0) return format_value(m, e.mean);
   return format_value(m, e.mean) + " ± " + format_value(m, e.ci95);
 }
+
+namespace {
 
 // Exact in text: integral values as integers, others with 17 significant digits.
 ordered_json number_json(double v) {
@@ -119,19 +128,7 @@ bool satisfies(const Constraint& c, double v) {
   return v == c.value;
 }
 
-// True if setting a is better than b under the objective (means compared in turn; a metric
-// without a value is worse than any value).
-bool better(const SettingSummary& a, const SettingSummary& b,
-            const std::vector<ObjectiveTerm>& objective) {
-  for (const ObjectiveTerm& term : objective) {
-    const Estimate& ea = a.metrics[index_of(term.metric)];
-    const Estimate& eb = b.metrics[index_of(term.metric)];
-    if ((ea.n == 0) != (eb.n == 0)) return eb.n == 0;
-    if (ea.n == 0 || ea.mean == eb.mean) continue;
-    return term.maximize ? ea.mean > eb.mean : ea.mean < eb.mean;
-  }
-  return false;
-}
+}  // namespace
 
 std::string objective_text(const std::vector<ObjectiveTerm>& objective) {
   std::vector<std::string> parts;
@@ -140,16 +137,81 @@ std::string objective_text(const std::vector<ObjectiveTerm>& objective) {
   return fmt::format("{}", fmt::join(parts, ", then "));
 }
 
+namespace {
+
 std::string constraints_text(const std::vector<Constraint>& constraints) {
   std::vector<std::string> parts;
   for (const Constraint& c : constraints) parts.push_back(c.text);
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string setting_label(const Comparison& c, const SettingSummary& s) {
+// KEY=VALUE of the varied keys that are settings (conditions == false) or conditions (true).
+std::string setting_label(const Comparison& c, const SettingSummary& s, bool conditions = false) {
   std::vector<std::string> parts;
-  for (std::size_t k = 0; k < c.keys.size(); ++k) parts.push_back(c.keys[k] + "=" + s.values[k]);
+  for (std::size_t k = 0; k < c.keys.size(); ++k)
+    if ((k < c.conditions.size() && c.conditions[k]) == conditions)
+      parts.push_back(c.keys[k] + "=" + s.values[k]);
   return fmt::format("{}", fmt::join(parts, " "));
+}
+
+bool any_condition(const Comparison& c) {
+  return std::find(c.conditions.begin(), c.conditions.end(), true) != c.conditions.end();
+}
+
+// Marks the best (or tied) settings of each group of equal conditions.
+void choose_best(Comparison& c) {
+  if (std::find(c.conditions.begin(), c.conditions.end(), false) == c.conditions.end()) return;
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<std::string, std::size_t> group_of;
+  for (std::size_t k = 0; k < c.settings.size(); ++k) {
+    if (!c.settings[k].feasible) continue;
+    const auto [it, added] = group_of.emplace(setting_label(c, c.settings[k], true), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(k);
+  }
+  for (const std::vector<std::size_t>& group : groups) {
+    std::vector<std::size_t> top = undominated(c.settings, group, c.objective);
+    if (top.empty()) top = group;  // beaten in a cycle: none stands out
+    for (std::size_t k : top) (top.size() == 1 ? c.settings[k].best : c.settings[k].tied) = true;
+  }
+  if (!any_condition(c))
+    for (std::size_t k = 0; k < c.settings.size(); ++k)
+      if (c.settings[k].best) c.best = k;
+}
+
+std::string mark(const SettingSummary& s) {
+  return s.best ? "*" : s.tied ? "=" : s.feasible ? "" : "x";
+}
+
+// The lines under the table that say which setting is best, per group of conditions.
+std::string best_text(const Comparison& c) {
+  const std::string why =
+      objective_text(c.objective) +
+      (c.constraints.empty() ? "" : ", subject to " + constraints_text(c.constraints));
+  if (std::find(c.conditions.begin(), c.conditions.end(), false) == c.conditions.end())
+    return "best: none chosen: every varied key is a condition of the incident, not a setting\n";
+  std::string out;
+  std::map<std::string, std::vector<std::string>> tied;
+  std::vector<std::string> groups;
+  for (const SettingSummary& s : c.settings) {
+    const std::string group = setting_label(c, s, true);
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+    if (s.best || s.tied) tied[group].push_back(setting_label(c, s));
+  }
+  for (const std::string& group : groups) {
+    const std::string under = group.empty() ? "" : "under " + group + " (conditions): ";
+    const auto it = tied.find(group);
+    if (it == tied.end())
+      out += under + "best: no setting meets the constraints\n";
+    else if (it->second.size() == 1)
+      out += fmt::format("{}best (*): {} ({})\n", under, it->second.front(), why);
+    else
+      out += fmt::format(
+          "{}tied for the best (=): {} ({}: none is better than the others beyond "
+          "noise)\n",
+          under, fmt::join(it->second, "; "), why);
+  }
+  return out;
 }
 
 std::string csv_field(const std::string& text) {
@@ -167,14 +229,20 @@ std::string markdown_cell(const std::string& text) {
 
 }  // namespace
 
-const char* metric_name(Metric m) { return kMetrics[index_of(m)].name; }
-const char* metric_title(Metric m) { return kMetrics[index_of(m)].title; }
+const char* metric_name(Metric m) {
+  return kMetrics[index_of(m)].name;
+}
+const char* metric_title(Metric m) {
+  return kMetrics[index_of(m)].title;
+}
 bool is_duration(Metric m) {
   return m == Metric::p50_duration || m == Metric::p99_duration ||
          m == Metric::p99_duration_after_first || m == Metric::latency_p50 ||
          m == Metric::latency_p99;
 }
-bool is_fraction(Metric m) { return m == Metric::overhead; }
+bool is_fraction(Metric m) {
+  return m == Metric::overhead;
+}
 
 std::optional<Metric> metric_from_name(std::string_view name) {
   for (const MetricInfo& info : kMetrics)
@@ -241,6 +309,7 @@ std::vector<std::optional<double>> point_metrics(const run::RunResult& r,
   m[index_of(Metric::failovers)] = r.failovers;
   m[index_of(Metric::restarts)] = r.restarts;
   m[index_of(Metric::replayed_records)] = static_cast<double>(r.replayed_records);
+  m[index_of(Metric::lost_records)] = static_cast<double>(r.lost_records);
   const std::vector<double> durations =
       completed_checkpoint_durations(r, std::numeric_limits<core::SimTime>::max());
   if (!durations.empty()) {
@@ -319,7 +388,8 @@ double student_t_975(std::size_t df) {
   // Cornish-Fisher expansion around the normal quantile; within 1e-3 of the exact value here.
   const double z = 1.959964;
   const double d = static_cast<double>(df);
-  return z + (z * z * z + z) / (4 * d) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
+  return z + (z * z * z + z) / (4 * d) +
+         (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
 }
 
 Estimate estimate(const std::vector<double>& values) {
@@ -443,6 +513,7 @@ Comparison compare(std::vector<Point> points, std::vector<ObjectiveTerm> objecti
     c.scenario = points.front().scenario;
     c.keys = points.front().keys;
   }
+  for (const std::string& key : c.keys) c.conditions.push_back(!is_user_setting(key));
   std::size_t i = 0;
   while (i < points.size()) {
     SettingSummary s;
@@ -467,22 +538,16 @@ Comparison compare(std::vector<Point> points, std::vector<ObjectiveTerm> objecti
     if (s.runs == 0) s.feasible = false;
     c.settings.push_back(std::move(s));
   }
-  if (!c.objective.empty()) {
-    for (std::size_t k = 0; k < c.settings.size(); ++k) {
-      if (!c.settings[k].feasible) continue;
-      if (!c.best || better(c.settings[k], c.settings[*c.best], c.objective)) c.best = k;
-    }
-  }
+  if (!c.objective.empty()) choose_best(c);
   return c;
 }
 
 std::string format_comparison_table(const Comparison& c) {
   // The usual columns, then any other metric the objective or a constraint names.
-  std::vector<Metric> shown = {Metric::completed_checkpoints, Metric::failed_checkpoints,
-                                Metric::failovers,             Metric::p50_duration,
-                                Metric::p99_duration,          Metric::p99_duration_after_first,
-                                Metric::replayed_records,
-                                Metric::latency_p99};
+  std::vector<Metric> shown = {
+      Metric::completed_checkpoints, Metric::failed_checkpoints, Metric::failovers,
+      Metric::p50_duration,          Metric::p99_duration,       Metric::p99_duration_after_first,
+      Metric::replayed_records,      Metric::latency_p99};
   auto show = [&](Metric m) {
     if (std::find(shown.begin(), shown.end(), m) == shown.end()) shown.push_back(m);
   };
@@ -498,7 +563,7 @@ std::string format_comparison_table(const Comparison& c) {
   rows.push_back(header);
   for (std::size_t s = 0; s < c.settings.size(); ++s) {
     const SettingSummary& setting = c.settings[s];
-    std::vector<std::string> row = {c.best == s ? "*" : (setting.feasible ? "" : "x")};
+    std::vector<std::string> row = {mark(setting)};
     for (const std::string& v : setting.values) row.push_back(v);
     row.push_back(setting.errors == 0 ? std::to_string(setting.runs)
                                       : fmt::format("{} ({} bad)", setting.runs, setting.errors));
@@ -536,12 +601,7 @@ std::string format_comparison_table(const Comparison& c) {
     if (s.errors > 0)
       out += fmt::format("{}: {} point(s) did not load: {}\n", setting_label(c, s), s.errors,
                          s.first_error);
-  if (c.best)
-    out += fmt::format("best (*): {} ({}{})\n", setting_label(c, c.settings[*c.best]),
-                       objective_text(c.objective),
-                       c.constraints.empty() ? "" : ", subject to " + constraints_text(c.constraints));
-  else if (!c.objective.empty())
-    out += "best: no setting meets the constraints\n";
+  if (!c.objective.empty()) out += best_text(c);
   return out;
 }
 
@@ -553,7 +613,7 @@ std::string comparison_csv(const Comparison& c) {
     header.push_back(std::string(info.name) + "_mean");
     header.push_back(std::string(info.name) + "_ci95");
   }
-  header.insert(header.end(), {"feasible", "best"});
+  header.insert(header.end(), {"feasible", "best", "tied"});
   std::string out = fmt::format("{}\n", fmt::join(header, ","));
   for (std::size_t s = 0; s < c.settings.size(); ++s) {
     const SettingSummary& setting = c.settings[s];
@@ -566,7 +626,8 @@ std::string comparison_csv(const Comparison& c) {
       row.push_back(e.n == 0 ? "" : fmt::format("{:.6f}", e.ci95));
     }
     row.push_back(setting.feasible ? "true" : "false");
-    row.push_back(c.best == s ? "true" : "false");
+    row.push_back(setting.best ? "true" : "false");
+    row.push_back(setting.tied ? "true" : "false");
     out += fmt::format("{}\n", fmt::join(row, ","));
   }
   return out;
@@ -576,6 +637,10 @@ std::string comparison_json(const Comparison& c) {
   ordered_json j;
   j["scenario"] = c.scenario;
   j["keys"] = c.keys;
+  ordered_json conditions = ordered_json::array();
+  for (std::size_t k = 0; k < c.keys.size(); ++k)
+    if (c.conditions[k]) conditions.push_back(c.keys[k]);
+  j["conditions"] = conditions;
   ordered_json objective = ordered_json::array();
   for (const ObjectiveTerm& t : c.objective)
     objective.push_back(std::string(t.maximize ? "max:" : "min:") + metric_name(t.metric));
@@ -601,7 +666,8 @@ std::string comparison_json(const Comparison& c) {
     }
     entry["metrics"] = metrics;
     entry["feasible"] = setting.feasible;
-    entry["best"] = c.best == s;
+    entry["best"] = setting.best;
+    entry["tied"] = setting.tied;
     settings.push_back(entry);
   }
   j["settings"] = settings;
@@ -622,16 +688,15 @@ std::string comparison_markdown(const Comparison& c) {
     const SettingSummary& setting = c.settings[s];
     std::vector<std::string> row;
     for (const std::string& v : setting.values)
-      row.push_back(c.best == s ? "**" + markdown_cell(v) + "**" : markdown_cell(v));
+      row.push_back(setting.best || setting.tied ? "**" + markdown_cell(v) + "**"
+                                                 : markdown_cell(v));
     row.push_back(std::to_string(setting.runs));
     for (const MetricInfo& info : kMetrics)
       row.push_back(format_estimate(info.metric, setting.metrics[index_of(info.metric)]));
     out += "| " + fmt::format("{}", fmt::join(row, " | ")) + " |\n";
   }
   out += "\nMean ± 95 % confidence interval over the seeds.";
-  if (c.best)
-    out += fmt::format(" Best (bold): {}{}.", objective_text(c.objective),
-                       c.constraints.empty() ? "" : ", subject to " + constraints_text(c.constraints));
+  if (!c.objective.empty()) out += " Best or tied for the best in bold.\n\n" + best_text(c);
   return out + "\n";
 }
 

@@ -38,12 +38,14 @@ enum class Metric {
   // p99 of the completed checkpoints after the first completed one: the first is usually full
   // (the whole state) and dominates the p99 of a short run, hiding the incident.
   p99_duration_after_first,
+  // Records in Kafka transactions the broker aborted before the committer got to them (B9).
+  lost_records,
 };
-inline constexpr std::size_t kMetricCount = 13;
-const char* metric_name(Metric m);  // "p99_duration": CSV/JSON column, objective name
+inline constexpr std::size_t kMetricCount = 14;
+const char* metric_name(Metric m);   // "p99_duration": CSV/JSON column, objective name
 const char* metric_title(Metric m);  // "p99 duration": terminal and Markdown column
-bool is_duration(Metric m);  // milliseconds
-bool is_fraction(Metric m);  // shown as a percentage
+bool is_duration(Metric m);          // milliseconds
+bool is_fraction(Metric m);          // shown as a percentage
 std::optional<Metric> metric_from_name(std::string_view name);
 std::vector<std::string> metric_names();
 
@@ -55,8 +57,8 @@ struct Point {
   std::size_t setting = 0;          // index of the setting in the sweep's grid
   std::size_t settings = 1;         // how many settings the grid has
   std::uint64_t seed = 0;
-  bool ok = true;                   // false: the scenario did not load with these values
-  std::string error;                // its diagnostics
+  bool ok = true;                              // false: the scenario did not load with these values
+  std::string error;                           // its diagnostics
   std::vector<std::optional<double>> metrics;  // by Metric; nullopt: no value (no checkpoint)
 };
 
@@ -96,7 +98,8 @@ struct Constraint {
   std::string text;        // as written
 };
 // "failovers,p99_duration" or "min:failovers,max:completed_checkpoints"; error text on failure.
-std::optional<std::vector<ObjectiveTerm>> parse_objective(std::string_view text, std::string& error);
+std::optional<std::vector<ObjectiveTerm>> parse_objective(std::string_view text,
+                                                          std::string& error);
 // "replayed_records<=1M", "p99_duration < 30 s", "failovers=0".
 std::optional<Constraint> parse_constraint(std::string_view text, std::string& error);
 
@@ -107,21 +110,35 @@ struct SettingSummary {
   std::string first_error;
   std::vector<Estimate> metrics;  // by Metric
   bool feasible = true;           // meets every constraint
+  // Chosen by the objective (analysis/significance.hpp), among the feasible settings with the
+  // same conditions: the one no other beats beyond noise, or one of several tied for that.
+  bool best = false;
+  bool tied = false;
 };
 
 struct Comparison {
   std::string scenario;
   std::vector<std::string> keys;
+  std::vector<bool> conditions;          // per key: a condition of the incident, not a setting
   std::vector<SettingSummary> settings;  // in grid order
   std::vector<ObjectiveTerm> objective;
   std::vector<Constraint> constraints;
-  std::optional<std::size_t> best;       // index into settings
+  // The one best setting, when the objective separates one from all others and no condition
+  // was varied (with conditions, each group of equal conditions has its own, marked `best`).
+  std::optional<std::size_t> best;  // index into settings
 };
 
 // Groups the points by setting (grid order), seeds in ascending order, whatever order they come
-// in, so the comparison of merged shards is the comparison of the whole sweep.
+// in, so the comparison of merged shards is the comparison of the whole sweep. The best setting
+// is chosen by analysis/significance.hpp's rule, separately for each combination of the varied
+// conditions (analysis/user_settings.hpp); a sweep that varies only conditions has none.
 Comparison compare(std::vector<Point> points, std::vector<ObjectiveTerm> objective,
                    std::vector<Constraint> constraints);
+
+// "3.20 ± 0.30", "77.6 ms ± 1.2 ms", "-" without a value.
+std::string format_estimate(Metric m, const Estimate& e);
+// "lowest failovers, then lowest p99 duration".
+std::string objective_text(const std::vector<ObjectiveTerm>& objective);
 
 std::string format_comparison_table(const Comparison& comparison);  // for the terminal
 std::string comparison_csv(const Comparison& comparison);

@@ -36,6 +36,8 @@ std::optional<analysis::Imported> import_reporting(const std::vector<std::string
                                                    const char* command);
 // ckptsim draft FILE... [--out FILE]
 Command add_draft_command(CLI::App& app);
+// ckptsim advise SCENARIO [--seeds N] [--out DIR] [--objective ...]
+Command add_advise_command(CLI::App& app);
 // ckptsim serve [SCENARIO] [--speed X|max] [--port N] [--replay OUT_DIR] ...
 Command add_serve_command(CLI::App& app);
 

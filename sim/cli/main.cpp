@@ -221,7 +221,8 @@ int main_checked(int argc, char** argv, std::string& doing) {
       ckptsim::cli::add_test_command(app), ckptsim::cli::add_sweep_command(app),
       ckptsim::cli::add_compare_command(app), ckptsim::cli::add_merge_command(app),
       ckptsim::cli::add_report_command(app), ckptsim::cli::add_serve_command(app),
-      ckptsim::cli::add_import_command(app), ckptsim::cli::add_draft_command(app)};
+      ckptsim::cli::add_import_command(app), ckptsim::cli::add_draft_command(app),
+      ckptsim::cli::add_advise_command(app)};
 
   // A first word that is no command gets its own message (CLI11 says "A subcommand is
   // required", which reads as if none was given).
@@ -233,7 +234,7 @@ int main_checked(int argc, char** argv, std::string& doing) {
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
     std::cerr << "ckptsim: error: unknown command '" << argv[1]
               << "'; the commands are run, validate, test, sweep, compare, merge, report, "
-                 "serve, import, draft and help\n";
+                 "serve, import, draft, advise and help\n";
     return ckptsim::cli::kExitUsage;
   }
   try {

@@ -4,20 +4,20 @@
 #include "sim/cli/sweep_runner.hpp"
 #include "analysis/report.hpp"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -112,8 +112,12 @@ struct PointTask {
 class Progress {
  public:
   Progress(std::size_t total, std::size_t skipped, std::string name)
-      : total_(total), done_(skipped), skipped_(skipped), name_(std::move(name)),
-        tty_(::isatty(2) != 0), start_(std::chrono::steady_clock::now()) {}
+      : total_(total),
+        done_(skipped),
+        skipped_(skipped),
+        name_(std::move(name)),
+        tty_(::isatty(2) != 0),
+        start_(std::chrono::steady_clock::now()) {}
 
   void point_done() {
     const std::size_t done = ++done_;
@@ -264,7 +268,7 @@ bool parse_selection(const std::string& objective, const std::vector<std::string
   return true;
 }
 
-int run_sweep(const SweepSpec& spec, const std::string& command_name) {
+SweepPoints run_points(const SweepSpec& spec, const std::string& command_name) {
   const bool files = !spec.out_dir.empty();
   const fs::path points_dir = fs::path(spec.out_dir) / "points";
   std::error_code ec;
@@ -272,7 +276,7 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   if (ec) {
     std::cerr << command_name << ": error: cannot create " << points_dir.generic_string() << ": "
               << ec.message() << "\n";
-    return kExitUsage;
+    return {kExitUsage, {}};
   }
   // One sweep at a time per directory: a second one would redo every point the first has not
   // written yet (issue 18 item 6). The lock goes with the process, however it ends.
@@ -280,9 +284,10 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   if (files && !lock.held()) {
     std::cerr << command_name << ": error: another ckptsim is writing into " << spec.out_dir
               << " (it holds a lock on the directory); wait for it, or give another --out\n";
-    return kExitUsage;
+    return {kExitUsage, {}};
   }
-  if (files) run::remove_stale_files(points_dir, ".tmp");  // "<point>.json.tmp<pid>" of a killed sweep
+  if (files)
+    run::remove_stale_files(points_dir, ".tmp");  // "<point>.json.tmp<pid>" of a killed sweep
   // The grid, this shard's part of it, and which points already have a result.
   std::vector<std::string> inputs;
   for (const Setting& s : spec.settings)
@@ -299,8 +304,7 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
       identity += "seed " + std::to_string(task.seed) + "\n";
       task.file = points_dir / (content_hash(identity) + ".json");
       mine.push_back(task);
-      if (!files || !fs::exists(task.file, ec) ||
-          !analysis::parse_point_file(read_text(task.file)))
+      if (!files || !fs::exists(task.file, ec) || !analysis::parse_point_file(read_text(task.file)))
         to_run.push_back(task);
     }
   }
@@ -308,9 +312,8 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   std::vector<std::optional<scenario::LoadResult>> loaded(spec.settings.size());
   for (const PointTask& t : to_run)
     if (!loaded[t.setting])
-      loaded[t.setting] =
-          scenario::load_file(spec.settings[t.setting].scenario, spec.settings[t.setting].overrides,
-                              spec.limits.load);
+      loaded[t.setting] = scenario::load_file(spec.settings[t.setting].scenario,
+                                              spec.settings[t.setting].overrides, spec.limits.load);
 
   if (mine.size() != to_run.size())
     std::cerr << command_name << ": " << mine.size() - to_run.size() << " of " << mine.size()
@@ -322,8 +325,8 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, to_run.size(), [&](std::size_t i) {
       results[i] = run_point(spec, to_run[i], *loaded[to_run[i].setting]);
-      if (files && !write_file_atomically(to_run[i].file.string(),
-                                          analysis::point_file_text(results[i])))
+      if (files &&
+          !write_file_atomically(to_run[i].file.string(), analysis::point_file_text(results[i])))
         write_failed = true;
       progress.point_done();
     });
@@ -331,7 +334,7 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
   if (write_failed) {
     std::cerr << command_name << ": error: cannot write point files into "
               << points_dir.generic_string() << "\n";
-    return 1;
+    return {kExitUsage, {}};
   }
   // The comparison comes from the point files (or, without files, from their text), so a
   // resumed sweep gives the same bytes as an uninterrupted one.
@@ -344,13 +347,20 @@ int run_sweep(const SweepSpec& spec, const std::string& command_name) {
         just_run ? analysis::point_file_text(results[ran++]) : read_text(mine[i].file);
     if (auto p = analysis::parse_point_file(text)) points.push_back(std::move(*p));
   }
+  return {kExitOk, std::move(points)};
+}
+
+int run_sweep(const SweepSpec& spec, const std::string& command_name) {
+  const SweepPoints run = run_points(spec, command_name);
+  if (run.exit_code != kExitOk) return run.exit_code;
+  const std::vector<analysis::Point>& points = run.points;
+  const bool files = !spec.out_dir.empty();
   std::size_t failed = 0;
   for (const analysis::Point& p : points) failed += !p.ok;
   const analysis::Comparison comparison =
       analysis::compare(points, spec.objective, spec.constraints);
   std::cout << analysis::format_comparison_table(comparison);
-  if (failed > 0)
-    std::cout << failed << " of " << points.size() << " points failed\n";
+  if (failed > 0) std::cout << failed << " of " << points.size() << " points failed\n";
   if (spec.shard_count > 1)
     std::cout << "shard " << spec.shard_index << "/" << spec.shard_count << ": " << points.size()
               << " of " << spec.settings.size() * spec.seeds

@@ -315,7 +315,7 @@ void apply_set(Context& ctx, Node& root, const std::string& path, const Loc& pat
   const auto segments = split_path(ctx, path, path_loc);
   if (!segments) return;
   const Segment& first = segments->front();
-  const auto& keys = top_level_keys();
+  const auto& keys = scenario::top_level_keys();
   const bool top_level =
       !first.selector && std::find(keys.begin(), keys.end(), first.name) != keys.end();
   if (top_level && (first.name == "base" || first.name == "set")) {
@@ -502,13 +502,6 @@ std::optional<Node> read_document_at(Context& ctx, std::string_view text, const 
 
 }  // namespace
 
-const std::vector<std::string>& top_level_keys() {
-  static const std::vector<std::string> keys = {
-      "name",       "description", "seed",     "start",  "duration", "flink", "cluster",
-      "jobmanager", "job",         "timeline", "expect", "base",     "set",   "systems"};
-  return keys;
-}
-
 std::optional<Node> read_document(Context& ctx, std::string_view text, const std::string& name) {
   std::vector<std::filesystem::path> chain;
   std::error_code ec;
@@ -559,6 +552,13 @@ void apply_override(Context& ctx, Node& root, const std::string& override_text) 
 }  // namespace ckptsim::scenario::detail
 
 namespace ckptsim::scenario {
+
+const std::vector<std::string>& top_level_keys() {
+  static const std::vector<std::string> keys = {
+      "name",       "description", "seed",     "start",  "duration", "flink", "cluster",
+      "jobmanager", "job",         "timeline", "expect", "base",     "set",   "systems"};
+  return keys;
+}
 
 std::optional<std::string> read_scenario_text(const std::string& path, std::string& error,
                                               std::int64_t max_bytes) {

@@ -113,8 +113,6 @@ std::string_view trim(std::string_view text);
 std::optional<Node> read_document(Context& ctx, std::string_view text, const std::string& name);
 // Applies one "KEY=VALUE" override to the tree.
 void apply_override(Context& ctx, Node& root, const std::string& override_text);
-// The top-level keys of a scenario file.
-const std::vector<std::string>& top_level_keys();
 
 // ---- units.cpp: the detailed forms of the public parsers, for precise messages
 

@@ -767,7 +767,7 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   const Entry* job = nullptr;
   const Entry* timeline = nullptr;
   const Entry* systems = nullptr;
-  std::vector<std::string> keys = detail::top_level_keys();
+  std::vector<std::string> keys = top_level_keys();
   for (const Entry& e : root.entries) {
     if (e.key == "name") {
       if (auto v = detail::read_name(ctx, e.value, "the scenario name")) scenario.name = *v;

@@ -80,6 +80,10 @@ std::string format_diagnostics(const std::vector<Diagnostic>& diagnostics);
 // The built-in scenario `ckptsim run` uses when it is given no file.
 std::string_view default_scenario_yaml();
 
+// The top-level keys of a scenario file (`name`, `flink`, `job`, ...): a dotted `--set` path
+// that starts with none of them is a Flink key written alone.
+const std::vector<std::string>& top_level_keys();
+
 // Flink's TimeUtils syntax: "100 ms", "10s", "3 min", "2 h", "1 d", "5 us", "7 ns", also "m"
 // (minutes), "milli(s)", "sec(s)", "minute(s)", "hour(s)", "day(s)"; case-insensitive; a bare
 // number means milliseconds. A decimal number ("1.5 s") is accepted too. Negative -> nullopt.

@@ -162,6 +162,7 @@ TEST_CASE("a comparison report draws each metric against each key with its inter
       cmp.settings.push_back(s);
     }
   cmp.best = 2;
+  cmp.settings[2].best = true;
   const std::string html = analysis::comparison_report_html(cmp);
   // 6 settings x 2 metrics with values x 2 keys.
   CHECK(count(html, "class=\"ci-point\"") == 24);
