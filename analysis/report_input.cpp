@@ -179,7 +179,10 @@ ReportSubtask subtask_of(const ordered_json& j, std::int64_t start_epoch_ms) {
   ReportSubtask s;
   s.index = static_cast<int>(int_of(j, "index"));
   const std::int64_t ack = int_of(j, "ack_timestamp", -1);
-  s.acknowledged = string_of(j, "status") == "completed" && ack >= 0;
+  // A late report after the checkpoint failed is "completed" with "aborted": true: no ack.
+  const auto aborted = j.find("aborted");
+  s.acknowledged = string_of(j, "status") == "completed" && ack >= 0 &&
+                   !(aborted != j.end() && aborted->is_boolean() && aborted->get<bool>());
   s.ack_ms = s.acknowledged ? ack - start_epoch_ms : -1;
   if (j.contains("checkpoint")) {
     s.sync_ms = int_of(j["checkpoint"], "sync");

@@ -459,7 +459,9 @@ AcknowledgeOutcome CheckpointCoordinator::receive_acknowledge(std::int64_t check
   if (shutdown_) return out;  // receiveAcknowledgeMessage: shutdown => false
   auto it = pending_.find(checkpoint_id);
   if (it == pending_.end() || it->second->disposed) {
-    // Unknown or late: metrics reported, state discarded; WARN only for remembered ids.
+    // Unknown or late: metrics reported (reportStats), state discarded; WARN only for
+    // remembered ids.
+    observer_.late_subtask_stats(sim_.now(), checkpoint_id, metrics);
     if (std::find(recent_expired_.begin(), recent_expired_.end(), checkpoint_id) !=
         recent_expired_.end()) {
       observer_.late_message(sim_.now(), checkpoint_id, task);

@@ -145,6 +145,12 @@ class Observer {
   virtual void checkpoint_aborted(SimTime, std::int64_t /*id*/, const CheckpointException&) {}
   virtual void trigger_rpc_failed(SimTime, std::int64_t /*id*/, const CheckpointException&) {}
   virtual void late_message(SimTime, std::int64_t /*id*/, TaskRef) {}
+  // An acknowledgement for a checkpoint that is no longer pending: reportStats hands its metrics
+  // to the stats tracker, which records them in the checkpoint's history entry if that is still
+  // a PendingCheckpointStats (a FailedCheckpointStats is one), as a subtask that is not
+  // completed (CheckpointCoordinator.reportStats, DefaultCheckpointStatsTracker
+  // .reportIncompleteStats).
+  virtual void late_subtask_stats(SimTime, std::int64_t /*id*/, const SubtaskAck&) {}
   virtual void checkpoint_id_reset(SimTime, std::int64_t /*next_id*/) {}
   virtual void restored(SimTime, const RestoreInfo&) {}
   virtual void no_checkpoint_found(SimTime, bool /*global*/) {}

@@ -230,13 +230,9 @@ void Recorder::checkpoint_triggered(SimTime t, const model::CheckpointStart& s) 
                   epoch(s.trigger_time), result_.job_id));
 }
 
-void Recorder::checkpoint_acknowledged(SimTime t, std::int64_t id, const model::SubtaskAck& a) {
-  CheckpointRecord* c = find(id);
-  if (!c) return;
-  SubtaskStats& s = c->subtasks[static_cast<std::size_t>(a.task.vertex)]
-                               [static_cast<std::size_t>(a.task.subtask)];
-  if (!s.acknowledged) ++c->num_acknowledged;
-  s.acknowledged = true;
+namespace {
+// SubtaskStateStats from an acknowledgement's CheckpointMetrics.
+void record_stats(SubtaskStats& s, SimTime t, const model::SubtaskAck& a) {
   s.ack_time = t;
   s.checkpointed_size = a.checkpointed_size;
   s.state_size = a.state_size;
@@ -247,7 +243,38 @@ void Recorder::checkpoint_acknowledged(SimTime t, std::int64_t id, const model::
   s.processed_bytes = a.processed_bytes;
   s.persisted_bytes = a.persisted_bytes;
   s.unaligned = a.unaligned;
+}
+}  // namespace
+
+void Recorder::checkpoint_acknowledged(SimTime t, std::int64_t id, const model::SubtaskAck& a) {
+  CheckpointRecord* c = find(id);
+  if (!c) return;
+  SubtaskStats& s = c->subtasks[static_cast<std::size_t>(a.task.vertex)]
+                               [static_cast<std::size_t>(a.task.subtask)];
+  if (!s.acknowledged) ++c->num_acknowledged;
+  s.acknowledged = true;
+  record_stats(s, t, a);
   c->latest_ack_time = std::max(c->latest_ack_time, t);
+}
+
+void Recorder::late_subtask_stats(SimTime t, std::int64_t id, const model::SubtaskAck& a) {
+  // TaskStateStats.reportSubtaskStats: only into a failed entry still in the stats history
+  // (CheckpointStatsHistory keeps web.checkpoints.history entries; a completed one is no
+  // PendingCheckpointStats), and only the first report of a subtask.
+  const auto it = index_.find(id);
+  if (it == index_.end() ||
+      result_.checkpoints.size() - it->second >
+          static_cast<std::size_t>(std::max(result_.flink.web_checkpoints_history, 0)))
+    return;
+  CheckpointRecord* c = &result_.checkpoints[it->second];
+  if (c->status != CheckpointStatus::failed) return;
+  const auto v = static_cast<std::size_t>(a.task.vertex);
+  const auto i = static_cast<std::size_t>(a.task.subtask);
+  if (v >= c->subtasks.size() || i >= c->subtasks[v].size()) return;
+  SubtaskStats& s = c->subtasks[v][i];
+  if (s.acknowledged || s.aborted) return;
+  s.aborted = true;
+  record_stats(s, t, a);
 }
 
 void Recorder::checkpoint_completed(SimTime t, std::int64_t id, std::int64_t bytes,

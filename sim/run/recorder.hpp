@@ -36,6 +36,7 @@ class Recorder final : public model::Observer {
   void checkpoint_aborted(SimTime, std::int64_t id, const model::CheckpointException&) override;
   void trigger_rpc_failed(SimTime, std::int64_t id, const model::CheckpointException&) override;
   void late_message(SimTime, std::int64_t id, model::TaskRef) override;
+  void late_subtask_stats(SimTime, std::int64_t id, const model::SubtaskAck&) override;
   void checkpoint_id_reset(SimTime, std::int64_t next_id) override;
   void restored(SimTime, const model::RestoreInfo&) override;
   void no_checkpoint_found(SimTime, bool global) override;

@@ -58,6 +58,10 @@ enum class CheckpointStatus { in_progress, completed, failed };
 
 struct SubtaskStats {
   bool acknowledged = false;
+  // Reported after the checkpoint failed (a late acknowledgement): Flink's SubtaskStateStats
+  // with isCompleted() false. Its sizes count in the checkpoint's and task's totals and REST
+  // shows it as "completed" with "aborted": true, but it is not an acknowledged subtask.
+  bool aborted = false;
   SimTime ack_time = -1;
   std::int64_t checkpointed_size = 0;
   std::int64_t state_size = 0;

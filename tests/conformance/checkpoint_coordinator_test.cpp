@@ -629,12 +629,30 @@ TEST_CASE("CheckpointCoordinatorTest.testCheckpointStatsUpdatedAfterFailure", "[
   f.run_now();
   f.decline(1, kTask1);
   CHECK(f.observer.failed == 1);
-  // the late report of the other subtask: not associated with a pending checkpoint, no ack
-  // counted, the entry stays FAILED (its subtask metrics are not yet reported as a fact: see the
-  // conformance report)
-  const auto late = f.ack(1, kTask2, 18);
-  CHECK(late.result == AcknowledgeResult::unknown_checkpoint);
+  // The late report of the other subtask (testReportStatsAfterFailure's metrics): no pending
+  // checkpoint takes it, but reportStats hands its metrics to the stats tracker, which records
+  // them in the failed checkpoint's statistics (run/recorder_test checks the REST entry).
+  SubtaskAck late;
+  late.task = kTask2;
+  late.checkpointed_size = 18;
+  late.state_size = 18;
+  late.processed_bytes = 19;
+  late.async_duration = core::milliseconds(20);
+  late.alignment_duration = core::milliseconds(123);
+  late.start_delay = core::milliseconds(567);
+  const auto out = f.cc().receive_acknowledge(1, kTask2, late, TaskSnapshot{});
+  f.run_now();
+  CHECK(out.result == AcknowledgeResult::unknown_checkpoint);
   CHECK(f.observer.acknowledged_ids.empty());
+  REQUIRE(f.observer.late_stats.size() == 1);
+  CHECK(f.observer.late_stats[0].first == 1);
+  const SubtaskAck& reported = f.observer.late_stats[0].second;
+  CHECK(reported.task.vertex == kTask2.vertex);
+  CHECK(reported.checkpointed_size == 18);
+  CHECK(reported.processed_bytes == 19);
+  CHECK(reported.async_duration == core::milliseconds(20));
+  CHECK(reported.alignment_duration == core::milliseconds(123));
+  CHECK(reported.start_delay == core::milliseconds(567));
   CHECK(f.observer.failed == 1);
   CHECK(f.observer.completed == 0);
 }

@@ -4,6 +4,8 @@
 // Fixture::fire_periodic().
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "tests/conformance/fixture.hpp"
 
 namespace ckptsim::conformance {
@@ -402,6 +404,63 @@ TEST_CASE("CheckpointCoordinatorTriggeringTest.testTriggeringFullSnapshotAfterJo
   CHECK(f.cc().outcome(r).state == RequestOutcome::State::completed);
   REQUIRE(f.gateway.triggered.size() == 1);
   CHECK(f.gateway.triggered[0].props.type == SnapshotType::full_checkpoint);
+}
+
+// Issue 14 item 8: CheckpointCoordinator.createPendingCheckpoint schedules the
+// CheckpointCanceller when the pending checkpoint is created, so a request that first waited in
+// the CheckpointRequestDecider's queue gets its whole timeout from then on, not from when it was
+// requested (a canceller timed from the request expires this one 6 s early).
+TEST_CASE(
+    "CheckpointCoordinator.createPendingCheckpoint: a queued request's timeout runs from "
+    "its pending checkpoint's creation",
+    "[conformance]") {
+  auto config = default_config();  // timeout 10 s
+  config.checkpointing.max_concurrent = 1;
+  Fixture f(config);
+  const auto first = f.cc().trigger_checkpoint(false);
+  f.run_now();
+  const auto second = f.cc().trigger_checkpoint(false);  // queued behind the pending one
+  f.run_now();
+  REQUIRE(f.cc().number_of_pending_checkpoints() == 1);
+  REQUIRE(f.gateway.triggered.size() == 1);
+  f.advance(core::seconds(6));
+  f.ack_all(1);  // the first completes at 6 s; the queued request becomes checkpoint 2 now
+  REQUIRE(f.cc().outcome(first).state == RequestOutcome::State::completed);
+  REQUIRE(f.gateway.triggered.size() == 2);
+  CHECK(f.gateway.triggered[1].id == 2);
+  f.advance(core::seconds(9));  // 15 s: 15 s after the request, 9 s after the creation
+  CHECK(f.cc().number_of_pending_checkpoints() == 1);
+  CHECK_FALSE(f.failure(second).has_value());
+  f.advance(core::seconds(2));  // 11 s after the creation
+  CHECK(f.failure(second) == R::checkpoint_expired);
+  CHECK(f.cc().number_of_pending_checkpoints() == 0);
+  f.cc().shutdown();
+}
+
+// Issue 14 item 8: CheckpointCoordinator.getRandomInitDelay draws
+// ThreadLocalRandom.nextLong(minPauseBetweenCheckpoints, baseInterval + 1L): both bounds hold on
+// every start of the scheduler (testPeriodicTriggering checks only the upper one). With a min
+// pause of 9 s of a 10 s interval, a lower bound of 0 would fall below it nine times in ten.
+TEST_CASE(
+    "CheckpointCoordinator.getRandomInitDelay: the first trigger comes between min pause "
+    "and interval",
+    "[conformance]") {
+  auto config = default_config();  // interval 10 s
+  config.checkpointing.min_pause = core::seconds(9);
+  Fixture f(config);
+  std::set<SimTime> delays;
+  for (int i = 0; i < 200; ++i) {
+    const SimTime start = f.sim.now();
+    f.cc().start_checkpoint_scheduler();
+    const SimTime delay = f.cc().next_periodic_trigger() - start;
+    CHECK(delay >= core::seconds(9));
+    CHECK(delay <= core::seconds(10));
+    delays.insert(delay);
+    f.cc().stop_checkpoint_scheduler();
+    f.advance(core::milliseconds(1));
+  }
+  CHECK(delays.size() > 100);  // drawn, not fixed: about 1,000 ms values to draw from
+  f.cc().shutdown();
 }
 
 }  // namespace ckptsim::conformance

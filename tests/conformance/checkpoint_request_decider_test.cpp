@@ -154,6 +154,15 @@ TEST_CASE("CheckpointRequestDeciderTest.testSavepointPrioritized, "
   check_ordering({newer, older}, {older, newer});
 }
 
+// Issue 14 item 8: CheckpointRequestDecider's comparator checks isForce before isPeriodic, so a
+// forced periodic request goes before a non-forced user-submitted one (the tests above never
+// pit the two criteria against each other: swapping them went unnoticed).
+TEST_CASE("CheckpointRequestDecider comparator: forced before user-submitted", "[conformance]") {
+  const auto forced_periodic = periodic_savepoint();
+  const auto user_not_forced = non_forced_savepoint();
+  check_ordering({user_not_forced, forced_periodic}, {forced_periodic, user_not_forced});
+}
+
 // T12: CheckpointRequestDeciderTest.testQueueSizeLimit
 TEST_CASE("CheckpointRequestDeciderTest.testQueueSizeLimit", "[conformance]") {
   FakeContext ctx;

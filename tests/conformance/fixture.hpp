@@ -112,6 +112,7 @@ class RecordingObserver final : public Observer {
   std::vector<FailureHandled> failures;
   std::vector<Duration> queue_times;
   std::vector<std::int64_t> late_ids;
+  std::vector<std::pair<std::int64_t, SubtaskAck>> late_stats;  // reportStats of late acks
   std::vector<std::int64_t> acknowledged_ids;
   int total = 0, in_progress = 0, completed = 0, failed = 0;
 
@@ -136,6 +137,9 @@ class RecordingObserver final : public Observer {
     ++failed;
   }
   void late_message(SimTime, std::int64_t id, TaskRef) override { late_ids.push_back(id); }
+  void late_subtask_stats(SimTime, std::int64_t id, const SubtaskAck& a) override {
+    late_stats.push_back({id, a});
+  }
   void request_queue_time(SimTime, Duration waited) override { queue_times.push_back(waited); }
   void checkpoint_failure_handled(SimTime, std::int64_t id, const CheckpointException& ex,
                                   int counter_before, bool had_pending_stats) override {

@@ -219,6 +219,7 @@ void SubtaskCheckpointCoordinator::send_ack(int id) {
   ack.task = {s.vertex, s.index, s.attempt};
   ack.generation = x_.generation();
   ack.subtask = id;
+  ack.sync_end = phase.sync_end;
   ack.metrics.task = ack.task;
   ack.metrics.checkpointed_size = state_upload + phase.persisted_bytes;
   ack.metrics.state_size = s.state_size + phase.persisted_bytes;
@@ -242,9 +243,9 @@ void SubtaskCheckpointCoordinator::send_ack(int id) {
 void SubtaskCheckpointCoordinator::upload_finished(std::uint64_t token) {
   PendingAck& ack = acks_[token];
   if (ack.generation != x_.generation()) return;
-  // AsyncCheckpointRunnable runs from the end of the sync part until the uploads finish.
-  ack.metrics.async_duration =
-      sim_.now() - sync_phases_[static_cast<std::size_t>(ack.subtask)].sync_end;
+  // AsyncCheckpointRunnable runs from the end of the sync part until the uploads finish (the
+  // subtask may have started the next checkpoint's sync part meanwhile).
+  ack.metrics.async_duration = sim_.now() - ack.sync_end;
   sim_.schedule_in(scenario_.cluster.rpc_latency, this, kAckArrives, token);
 }
 

@@ -67,6 +67,7 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
     TaskSnapshot state;
     std::uint32_t generation = 0;
     int subtask = 0;
+    SimTime sync_end = 0;  // its own sync part's end: the subtask may start the next one first
   };
   struct PrepareFailure {  // a sink's prepareCommit threw
     std::uint64_t subtask_arg = 0;

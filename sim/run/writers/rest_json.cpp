@@ -53,9 +53,12 @@ struct Totals {
 void accumulate(const RunResult& r, const std::vector<SubtaskStats>& subtasks, Totals& t) {
   for (const SubtaskStats& s : subtasks) {
     ++t.num_subtasks;
-    if (!s.acknowledged) continue;
-    ++t.num_acknowledged;
-    if (s.ack_time >= 0) t.latest_ack_ms = std::max(t.latest_ack_ms, ms(r, s.ack_time));
+    if (!s.acknowledged && !s.aborted) continue;
+    // A late report (aborted) adds its sizes but is no acknowledgement.
+    if (s.acknowledged) {
+      ++t.num_acknowledged;
+      if (s.ack_time >= 0) t.latest_ack_ms = std::max(t.latest_ack_ms, ms(r, s.ack_time));
+    }
     t.checkpointed_size += s.checkpointed_size;
     t.state_size += s.state_size;
     t.processed += s.processed_bytes;
@@ -480,7 +483,7 @@ ordered_json rest_checkpoint_subtasks(const RunResult& r, const CheckpointRecord
   for (std::size_t i = 0; i < subtasks.size(); ++i) {
     const SubtaskStats& s = subtasks[i];
     ordered_json sub;
-    if (!s.acknowledged) {
+    if (!s.acknowledged && !s.aborted) {
       sub["className"] = "pending";
       sub["index"] = static_cast<int>(i);
       sub["status"] = "pending_or_failed";
@@ -517,7 +520,7 @@ ordered_json rest_checkpoint_subtasks(const RunResult& r, const CheckpointRecord
                         {"duration", alignment_ms}};
     sub["start_delay"] = delay_ms;
     sub["unaligned_checkpoint"] = s.unaligned;
-    sub["aborted"] = false;
+    sub["aborted"] = s.aborted;
     sub["status"] = "completed";
     details.push_back(std::move(sub));
   }
