@@ -133,29 +133,6 @@ bool counted(const CheckpointRecord& c) {
   }
 }
 
-bool is_failover(const run::JobStatusChange& s) {
-  return s.from == JobStatus::running &&
-         (s.to == JobStatus::restarting || s.to == JobStatus::failing);
-}
-
-// When the job failed over: its RUNNING -> RESTARTING/FAILING changes, and DefaultScheduler's
-// "Trying to recover from a global failure." where no status line goes with it (an excerpt).
-std::vector<core::SimTime> failover_times(const run::RunResult& r) {
-  std::vector<core::SimTime> out;
-  for (const run::JobStatusChange& s : r.job_status_changes)
-    if (is_failover(s)) out.push_back(s.time);
-  const std::vector<core::SimTime> changes = out;
-  for (const run::LogRecord& l : r.log) {
-    if (l.message.find("Trying to recover from a global failure") == std::string::npos) continue;
-    const bool has_change = std::any_of(changes.begin(), changes.end(), [&](core::SimTime t) {
-      return std::llabs(t - l.time) <= core::seconds(1);
-    });
-    if (!has_change) out.push_back(l.time);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Source subtasks that FINISHED while the job ran (a source with fewer partitions than subtasks),
 // from task lines and from the trigger aborts that name them ("Checkpoint triggering task X (k/n)
 // of job J is not in state RUNNING but FINISHED instead" before 1.14, "... is not being executed

@@ -39,4 +39,9 @@ std::optional<Imported> import_texts(std::vector<std::pair<std::string, std::str
 std::optional<Imported> import_files(const std::vector<std::string>& paths, std::string& error,
                                      std::int64_t max_bytes = 64ll << 20);
 
+// When the job failed over: its RUNNING -> RESTARTING/FAILING changes, and DefaultScheduler's
+// "Trying to recover from a global failure." where no status line goes with it (an excerpt),
+// in time order.
+std::vector<core::SimTime> failover_times(const run::RunResult& result);
+
 }  // namespace ckptsim::analysis
