@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "analysis/import/import.hpp"
+#include "analysis/import/json_log_line.hpp"
 
 namespace ckptsim::analysis {
 
@@ -48,6 +49,21 @@ std::optional<Imported> import_files(const std::vector<std::string>& paths, std:
   return import_texts(std::move(texts), error);
 }
 
+namespace {
+
+// A log written by a JSON layout: its first non-empty line is a log record on its own, and the
+// whole text is no single JSON document.
+bool is_json_log(const std::string& text) {
+  const std::size_t start = text.find_first_not_of(" \t\r\n");
+  const std::size_t end = text.find('\n', start);
+  const std::string_view first(text.data() + start,
+                               (end == std::string::npos ? text.size() : end) - start);
+  return parse_json_log_line(first).has_value() &&
+         nlohmann::json::parse(text, nullptr, false).is_discarded();
+}
+
+}  // namespace
+
 std::optional<Imported> import_texts(std::vector<std::pair<std::string, std::string>> texts,
                                      std::string& error) {
   Imported out;
@@ -58,9 +74,11 @@ std::optional<Imported> import_texts(std::vector<std::pair<std::string, std::str
     std::string* text = &content;
     const auto first = std::find_if(text->begin(), text->end(),
                                     [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
-    // A JSON body, or (a log line may begin with "[thread]") a log.
+    // A JSON body, or (a log line may begin with "[thread]", and a JSON layout writes one
+    // object per line) a log.
     const bool json = first != text->end() &&
-                      (*first == '{' || (*first == '[' && !nlohmann::json::parse(*text, nullptr, false).is_discarded()));
+                      ((*first == '{' && !is_json_log(*text)) ||
+                       (*first == '[' && !nlohmann::json::parse(*text, nullptr, false).is_discarded()));
     (json ? jsons : logs).emplace_back(path, std::move(*text));
   }
   if (logs.size() > 1) {

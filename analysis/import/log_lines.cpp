@@ -1,5 +1,7 @@
 #include "analysis/import/log_lines.hpp"
 
+#include "analysis/import/json_log_line.hpp"
+
 #include <array>
 #include <cctype>
 #include <map>
@@ -241,6 +243,13 @@ std::vector<LogLine> parse_log_lines(std::string_view text, LogLayout& layout) {
     start = end + 1;
     ++number;
     if (trim(line).empty()) continue;
+    if (auto json_record = parse_json_log_line(line)) {
+      json_record->line = number;
+      ++layouts["JSON (log4j2 JsonLayout, JsonTemplateLayout, ECS or logstash)"];
+      if (json_record->clock == LogClock::none) ++layout.without_timestamp;
+      records.push_back(std::move(*json_record));
+      continue;
+    }
     LogLine record;
     record.line = number;
     std::string hint;

@@ -208,3 +208,42 @@ TEST_CASE("import: REST fields of the wrong type are read as absent, never throw
   REQUIRE(r.latest_restored.has_value());
   CHECK_FALSE(r.latest_restored->is_savepoint);
 }
+
+// Logs written by a JSON layout, one object per line. The field names are those of log4j2's
+// JsonLayout, JsonTemplateLayout's ECS template and logstash-logback-encoder; the lines are
+// written here (no public JobManager log in a JSON layout with a source URL was found for
+// tests/data/real, see its INDEX.md).
+TEST_CASE("import: JSON-layout logs (JsonLayout, ECS, logstash) give the same checkpoints") {
+  const std::string json_layout =
+      R"({"thread":"Checkpoint Timer","level":"INFO","loggerName":"org.apache.flink.runtime.checkpoint.CheckpointCoordinator","message":"Triggering checkpoint 7 (type=CHECKPOINT) @ 1606445753406 for job 0123456789abcdef0123456789abcdef.","endOfBatch":false,"instant":{"epochSecond":1606445753,"nanoOfSecond":417000000},"threadId":120})"
+      "\n"
+      R"({"thread":"jobmanager-future-thread-1","level":"INFO","loggerName":"org.apache.flink.runtime.checkpoint.CheckpointCoordinator","message":"Completed checkpoint 7 for job 0123456789abcdef0123456789abcdef (1234 bytes in 250 ms).","instant":{"epochSecond":1606445753,"nanoOfSecond":667000000}})"
+      "\n"
+      R"({"level":"INFO","loggerName":"org.apache.flink.runtime.executiongraph.ExecutionGraph","message":"Job j (0123456789abcdef0123456789abcdef) switched from state RUNNING to RESTARTING.","timeMillis":1606445760000,"thrown":{"name":"java.lang.Exception","message":"boom"}})"
+      "\n";
+  const std::string ecs =
+      R"({"@timestamp":"2020-11-27T02:55:53.417Z","log.level":"INFO","message":"Triggering checkpoint 7 (type=CHECKPOINT) @ 1606445753406 for job 0123456789abcdef0123456789abcdef.","log":{"logger":"org.apache.flink.runtime.checkpoint.CheckpointCoordinator"}})"
+      "\n"
+      R"({"@timestamp":"2020-11-27T02:55:53.667Z","log.level":"INFO","message":"Completed checkpoint 7 for job 0123456789abcdef0123456789abcdef (1234 bytes in 250 ms).","log.logger":"org.apache.flink.runtime.checkpoint.CheckpointCoordinator"})"
+      "\n";
+  const std::string logstash =
+      R"({"@timestamp":"2020-11-27T02:55:53.417+00:00","level":"INFO","logger_name":"org.apache.flink.runtime.checkpoint.CheckpointCoordinator","message":"Triggering checkpoint 7 (type=CHECKPOINT) @ 1606445753406 for job 0123456789abcdef0123456789abcdef."})"
+      "\n"
+      R"({"@timestamp":"2020-11-27T02:55:53.667+00:00","level":"INFO","logger_name":"org.apache.flink.runtime.checkpoint.CheckpointCoordinator","message":"Completed checkpoint 7 for job 0123456789abcdef0123456789abcdef (1234 bytes in 250 ms)."})"
+      "\n";
+  for (const std::string& text : {json_layout, ecs, logstash}) {
+    std::string error;
+    const auto imported = analysis::import_texts({{"json.log", text}}, error);
+    INFO(text);
+    INFO(error);
+    REQUIRE(imported.has_value());
+    const run::RunResult& r = imported->result;
+    REQUIRE(r.checkpoints.size() == 1);
+    CHECK(r.checkpoints[0].id == 7);
+    CHECK(r.checkpoints[0].status == run::CheckpointStatus::completed);
+    CHECK(r.checkpoints[0].imported_size == 1234);
+    CHECK(imported->report.files.front().find("JSON (") != std::string::npos);
+  }
+  std::string error;
+  CHECK(analysis::import_texts({{"json.log", json_layout}}, error)->result.failovers == 1);
+}
