@@ -8,6 +8,7 @@
 #include "sim/core/simulation.hpp"
 #include "sim/model/job_master.hpp"
 #include "sim/run/recorder.hpp"
+#include "sim/run/retention.hpp"
 #include "sim/run/run.hpp"
 
 namespace ckptsim::run {
@@ -56,6 +57,8 @@ struct LiveRun::State {
   core::Simulation sim;
   Recorder recorder;
   model::JobMaster job;
+  Duration retention = 0;
+  SimTime compacted = 0;  // when the rows were last merged
 };
 
 LiveRun::LiveRun(const model::Scenario& scenario, std::optional<std::uint64_t> seed)
@@ -66,8 +69,15 @@ LiveRun::LiveRun(const model::Scenario& scenario, std::optional<std::uint64_t> s
 LiveRun::~LiveRun() = default;
 
 bool LiveRun::advance(SimTime until, std::uint64_t max_events) {
-  return s_->sim.run_slice(std::min(until, duration()), max_events);
+  const bool reached = s_->sim.run_slice(std::min(until, duration()), max_events);
+  if (s_->retention > 0 && now() - s_->compacted >= s_->retention) {
+    compact_timeseries(s_->recorder.result(), now() - s_->retention);
+    s_->compacted = now();
+  }
+  return reached;
 }
+
+void LiveRun::set_retention(Duration window) { s_->retention = window; }
 
 SimTime LiveRun::now() const { return s_->sim.now(); }
 

@@ -35,6 +35,11 @@ class LiveRun {
   SimTime duration() const;
   bool finished() const { return now() >= duration(); }
 
+  // Keeps the run's history bounded (run/retention.hpp): every `window` of simulated time, the
+  // time-series rows older than `window` are merged. 0 (the default): everything is kept, as
+  // `ckptsim run` needs for its files.
+  void set_retention(Duration window);
+
   // What the run produced up to now, as a finished run's result looks (end_time = now, the
   // job's and tasks' current states). Leaves the run as it was.
   RunResult snapshot() const;

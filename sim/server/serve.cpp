@@ -59,6 +59,7 @@ class Pacer {
   Pacer(const model::Scenario& scenario, const ServeOptions& o, SnapshotStore& store,
         RequestQueue& requests, std::ostream& log)
       : live_(scenario, o.seed), options_(o), store_(store), requests_(requests), log_(log) {
+    live_.set_retention(o.retention);
     publish();
   }
 

@@ -23,6 +23,9 @@ struct ServeOptions {
   ServerLimits limits;
   double publish_interval_s = 0.05;   // how often a moving run publishes a new snapshot
   bool exit_when_finished = false;    // stop serving once the scenario's duration is over
+  // The run keeps its time series bounded (run/retention.hpp): rows older than this are merged
+  // (the answers do not change). 0: keep every row.
+  core::Duration retention = core::minutes(10);
 };
 
 class RestApi;

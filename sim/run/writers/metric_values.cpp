@@ -404,4 +404,11 @@ std::string metric_value_string(const MetricValue& m) {
   return std::get<std::string>(m.value);
 }
 
+std::map<std::pair<int, int>, std::vector<SimTime>> attempt_start_times(const RunResult& r) {
+  std::map<std::pair<int, int>, std::vector<SimTime>> out;
+  for (const auto& [subtask, attempts] : deployments(r))
+    for (const Deployment& d : attempts) out[subtask].push_back(d.time);
+  return out;
+}
+
 }  // namespace ckptsim::run

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -51,6 +52,10 @@ struct MetricSnapshot {
 };
 
 MetricSnapshot metric_values(const RunResult& result);
+
+// When each subtask's execution attempts were deployed (Execution.deploy's "Deploying" lines),
+// oldest first: where the task metrics cut one attempt's counters from the next.
+std::map<std::pair<int, int>, std::vector<SimTime>> attempt_start_times(const RunResult& result);
 
 // The string MetricStore holds for a value (MetricDumpSerialization: String.valueOf of a counter
 // or meter rate, gauge.getValue().toString()), as the REST "value" fields show it.
