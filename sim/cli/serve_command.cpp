@@ -15,7 +15,7 @@ namespace {
 struct ServeCommandOptions {
   std::string scenario_path;
   std::vector<std::string> sets;
-  std::string speed = "1";
+  std::string speed;  // empty: 1 for a scenario; for --replay, the final state
   std::string replay;
   server::ServeOptions serve;
   Limits limits;
@@ -23,6 +23,9 @@ struct ServeCommandOptions {
 };
 
 int run_serve(ServeCommandOptions& o) {
+  // --replay with --speed replays the run's history over wall time; without, its final state.
+  o.serve.replay_over_time = !o.replay.empty() && !o.speed.empty() && o.speed != "max";
+  if (o.speed.empty()) o.speed = "1";
   if (o.speed == "max") {
     o.serve.speed = 0;
   } else {
@@ -69,8 +72,8 @@ Command add_serve_command(CLI::App& app) {
       ->check(kSeedCheck);
   cmd->add_option("--speed", o->speed,
                   "Simulated seconds per wall second (60: a minute per second), or 'max': run "
-                  "to the end at once and serve the final state")
-      ->capture_default_str();
+                  "to the end at once and serve the final state (default 1; with --replay, "
+                  "replay the run's history at this speed instead of serving its final state)");
   cmd->add_option("--bind", o->serve.bind,
                   "Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every "
                   "interface)")
@@ -81,7 +84,8 @@ Command add_serve_command(CLI::App& app) {
                   "Also serve Prometheus /metrics on this port, as Flink's PrometheusReporter "
                   "does (9249 is its default)");
   cmd->add_option("--replay", o->replay,
-                  "Serve the rest/ files of a finished run's --out directory instead of running");
+                  "Serve the rest/ files of a finished run's --out directory (or of `ckptsim "
+                  "import --out`) instead of running; with --speed, its history over time");
   cmd->add_option("--web-dir", o->serve.web_dir,
                   "Serve a static web application from DIR at / (e.g. the web dashboard of a "
                   "Flink distribution)");

@@ -129,6 +129,8 @@ void Recorder::job_submitted(SimTime t, int submission) {
     result_.checkpoints.clear();
     index_.clear();
     result_.counts = {};
+    result_.failures_without_checkpoint.clear();
+    result_.restores.clear();
     result_.latest_restored.reset();
   }
   // Dispatcher.submitJob; 2.0 submits an ExecutionPlan (FLINK-36446) and says "job".
@@ -375,6 +377,7 @@ void Recorder::restored(SimTime t, const model::RestoreInfo& info) {
   ++result_.counts.restored;
   result_.latest_restored = RestoreRecord{info.id, t, model::is_savepoint(info.type),
                                           info.external_path};
+  result_.restores.push_back(*result_.latest_restored);
   // CompletedCheckpoint.toString(): "%s %d @ %d for %s located at %s"
   const char* kind = model::is_savepoint(info.type) ? "Savepoint" : "Checkpoint";
   log(t, LogLevel::info, kCoordinator,
@@ -412,6 +415,7 @@ void Recorder::checkpoint_failure_handled(SimTime t, std::int64_t id,
     // reportFailedCheckpointsWithoutInProgress: failed+1 and total+1, no history entry.
     ++result_.counts.total;
     ++result_.counts.failed;
+    result_.failures_without_checkpoint.push_back(t);
   }
   if (ex.reason == model::CheckpointFailureReason::not_all_required_tasks_running) {
     log(t, LogLevel::info, kFailureManager,

@@ -173,6 +173,11 @@ struct RunResult {
   std::vector<CheckpointRecord> earlier_checkpoints;
   int submissions = 1;
   CheckpointCounts counts;
+  // When the latest submission's counts moved without a history entry: failures reported with
+  // no pending checkpoint (reportFailedCheckpointsWithoutInProgress) and restores; what
+  // result_at() needs to give the counts of an earlier instant.
+  std::vector<SimTime> failures_without_checkpoint;
+  std::vector<RestoreRecord> restores;  // every restore, oldest first
   std::optional<RestoreRecord> latest_restored;
   std::vector<JobStatusChange> job_status_changes;
   model::JobStatus final_status = model::JobStatus::created;

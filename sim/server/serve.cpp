@@ -16,7 +16,9 @@
 #include <map>
 #include <thread>
 
+#include "analysis/import/import.hpp"
 #include "sim/run/live_run.hpp"
+#include "sim/run/result_at.hpp"
 #include "sim/server/static_files.hpp"
 #include "sim/server/url.hpp"
 
@@ -237,7 +239,101 @@ int serve(const model::Scenario& scenario, const ServeOptions& o, std::ostream& 
   return 0;
 }
 
+namespace {
+
+// What `ckptsim import` reads back from an output directory: its jobmanager.log, the job's
+// details (vertices) and its checkpointing configuration.
+std::optional<run::RunResult> read_run(const std::string& out_dir, std::ostream& log) {
+  std::vector<std::string> files = {(fs::path(out_dir) / "jobmanager.log").string()};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(out_dir) / "rest" / "jobs", ec)) {
+    if (e.path().extension() != ".json" || e.path().stem().string().size() != 32) continue;
+    files.push_back(e.path().string());
+    const fs::path config = e.path().parent_path() / e.path().stem() / "checkpoints" / "config.json";
+    if (fs::exists(config, ec)) files.push_back(config.string());
+  }
+  std::string error;
+  auto imported = analysis::import_files(files, error);
+  if (!imported) {
+    log << "ckptsim serve: error: cannot replay " << out_dir << ": " << error << "\n";
+    return std::nullopt;
+  }
+  return std::move(imported->result);
+}
+
+// Publishes the run as it stood at each instant of scaled wall time, then its last state.
+void replay_history(const run::RunResult& full, const ServeOptions& o, SnapshotStore& store,
+                    const std::atomic<bool>& stop) {
+  const Clock::time_point wall0 = Clock::now();
+  for (bool finished = false; !finished && !stop;) {
+    const auto t = static_cast<core::SimTime>(
+        std::chrono::duration<double>(Clock::now() - wall0).count() * o.speed *
+        static_cast<double>(core::kSecond));
+    finished = t >= full.end_time;
+    auto s = std::make_shared<Snapshot>();
+    s->result = run::result_at(full, t);
+    s->finished = finished;
+    store.publish(std::move(s));
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.publish_interval_s));
+  }
+}
+
+int serve_history(const std::string& out_dir, const ServeOptions& o, std::ostream& log) {
+  const auto full = read_run(out_dir, log);
+  if (!full) return 1;
+  SnapshotStore store;
+  RequestQueue requests;  // nobody takes from it: a replay answers GET only
+  std::optional<StaticFiles> web;
+  if (!o.web_dir.empty()) web.emplace(o.web_dir);
+  RestApi api(store, requests);
+  const HttpServer::Handler api_handler = make_handler(api, web);
+  auto handler = [&api_handler](const HttpRequest& request) {
+    if (request.method != "GET") {
+      HttpResponse r = error_response(405, "A replayed run answers GET only.");
+      r.allow = "GET";
+      return r;
+    }
+    return api_handler(request);
+  };
+  auto first = std::make_shared<Snapshot>();
+  first->result = run::result_at(*full, 0);
+  store.publish(std::move(first));
+  asio::io_context io(1);
+  auto listening = listen(io, o, handler, log);
+  if (!listening) return 1;
+  std::atomic<bool> stop{false};
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::steady_timer grace(io);
+  auto shut_down = [&] {
+    stop = true;
+    listening->api->stop();
+    if (listening->metrics) listening->metrics->stop();
+    signals.cancel();
+    grace.expires_after(std::chrono::seconds(1));
+    grace.async_wait([&io](const boost::system::error_code&) { io.stop(); });
+  };
+  signals.async_wait([&](const boost::system::error_code& e, int) {
+    if (e) return;
+    log << "ckptsim serve: stopping" << std::endl;
+    shut_down();
+  });
+  std::thread io_thread([&io] { io.run(); });
+  log << "ckptsim serve: replaying the history of " << out_dir << " ("
+      << clock_text(full->end_time) << ") at " << fmt_speed(o.speed) << std::endl;
+  replay_history(*full, o, store, stop);
+  if (!stop) {
+    log << "ckptsim serve: the replay is over; serving its last state (Ctrl-C to stop)"
+        << std::endl;
+    if (o.exit_when_finished) asio::post(io, shut_down);
+  }
+  io_thread.join();
+  return 0;
+}
+
+}  // namespace
+
 int serve_replay(const std::string& out_dir, const ServeOptions& o, std::ostream& log) {
+  if (o.replay_over_time) return serve_history(out_dir, o, log);
   const fs::path rest = fs::path(out_dir) / "rest";
   std::error_code ec;
   if (!fs::is_directory(rest, ec)) {

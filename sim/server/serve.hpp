@@ -26,6 +26,9 @@ struct ServeOptions {
   // The run keeps its time series bounded (run/retention.hpp): rows older than this are merged
   // (the answers do not change). 0: keep every row.
   core::Duration retention = core::minutes(10);
+  // --replay: serve the run's history over wall time at `speed` (read back from its
+  // jobmanager.log and REST files), instead of its final rest/ files.
+  bool replay_over_time = false;
 };
 
 class RestApi;

@@ -174,3 +174,35 @@ TEST_CASE("serve --replay answers a real incident imported with `ckptsim import 
   CHECK(serve.terminate() == 0);
   fs::remove_all(out);
 }
+
+TEST_CASE("serve --replay --speed replays a run's history: a checkpoint IN_PROGRESS, then FAILED") {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("serve-history-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  // The seed with a 20 s timeout: checkpoint 3 is in progress for 20 s, then expires.
+  const std::string command = std::string(CKPTSIM_BINARY) + " run " + CKPTSIM_SOURCE_DIR +
+                              "/scenarios/seed/doris-cdc-table-swap.yaml --set "
+                              "execution.checkpointing.timeout=20s --set duration=2min --out " +
+                              out.string() + " >/dev/null 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  ServeProcess serve({"--replay", out.string(), "--speed", "10"});
+  REQUIRE(serve.port() != 0);
+  const std::string jid = job_id(serve.port());
+  std::vector<std::string> cp3;  // the statuses checkpoint 3 went through, in order
+  std::int64_t total = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const json cps = json::parse(http(serve.port(), "GET", "/jobs/" + jid + "/checkpoints").body);
+    CHECK(cps["counts"]["total"].get<std::int64_t>() >= total);  // the history only grows
+    total = cps["counts"]["total"];
+    for (const json& c : cps["history"])
+      if (c["id"] == 3 && (cp3.empty() || cp3.back() != c["status"])) cp3.push_back(c["status"]);
+    if (!cp3.empty() && cp3.back() == "FAILED") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(cp3 == std::vector<std::string>{"IN_PROGRESS", "FAILED"});
+  CHECK(http(serve.port(), "PATCH", "/jobs/" + jid + "?mode=cancel").status == 405);
+  CHECK(serve.terminate() == 0);
+  CHECK(serve.log().find("replaying the history of") != std::string::npos);
+  fs::remove_all(out);
+}
