@@ -58,11 +58,10 @@ RunResult result_at(const RunResult& full, SimTime t) {
     r.counts.in_progress += c.status == CheckpointStatus::in_progress;
   }
   // An imported result knows only the latest restore (REST's latest.restored).
-  r.latest_restored.reset();
   if (!r.restores.empty())
-    r.latest_restored = r.restores.back();
-  else if (full.latest_restored && full.latest_restored->time <= t)
-    r.latest_restored = full.latest_restored;
+    r.latest_restored.emplace(r.restores.back());
+  else if (r.latest_restored && r.latest_restored->time > t)
+    r.latest_restored.reset();
   keep_until(r.job_status_changes, t, [](const JobStatusChange& c) { return c.time; });
   if (!r.job_status_changes.empty()) r.final_status = r.job_status_changes.back().to;
   r.failovers = 0;

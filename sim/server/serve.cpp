@@ -12,6 +12,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <thread>
@@ -174,6 +175,40 @@ std::optional<Listening> listen(asio::io_context& io, const ServeOptions& o,
   return l;
 }
 
+// Listens, runs `work` (what publishes the snapshots) on this thread while the API answers on
+// another, and stops gracefully on SIGINT/SIGTERM (no new connections; responses being written
+// finish; a second later the connections still open, idle keep-alive ones, are dropped) or,
+// with --exit-when-finished, once `work` returns.
+int serve_until_stopped(const ServeOptions& o, const HttpServer::Handler& handler,
+                        std::ostream& log,
+                        const std::function<void(const std::atomic<bool>& stop)>& work) {
+  asio::io_context io(1);
+  auto listening = listen(io, o, handler, log);
+  if (!listening) return 1;
+  std::atomic<bool> stop{false};
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::steady_timer grace(io);
+  auto shut_down = [&] {
+    stop = true;
+    listening->api->stop();
+    if (listening->metrics) listening->metrics->stop();
+    signals.cancel();
+    grace.expires_after(std::chrono::seconds(1));
+    grace.async_wait([&io](const boost::system::error_code&) { io.stop(); });
+  };
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    log << "ckptsim serve: " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << ": stopping"
+        << std::endl;
+    shut_down();
+  });
+  std::thread io_thread([&io] { io.run(); });
+  work(stop);
+  if (!stop && o.exit_when_finished) asio::post(io, shut_down);
+  io_thread.join();
+  return 0;
+}
+
 }  // namespace
 
 HttpServer::Handler make_handler(const RestApi& api, const std::optional<StaticFiles>& web) {
@@ -207,36 +242,12 @@ int serve(const model::Scenario& scenario, const ServeOptions& o, std::ostream& 
   }
   Pacer pacer(scenario, o, store, requests, log);
   RestApi api(store, requests);
-  asio::io_context io(1);
-  auto listening = listen(io, o, make_handler(api, web), log);
-  if (!listening) return 1;
-  std::atomic<bool> stop{false};
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  // Graceful: no new connections; responses being written finish; a second later the
-  // connections still open (idle keep-alive ones) are dropped.
-  asio::steady_timer grace(io);
-  auto shut_down = [&] {
-    stop = true;
-    listening->api->stop();
-    if (listening->metrics) listening->metrics->stop();
-    signals.cancel();
-    grace.expires_after(std::chrono::seconds(1));
-    grace.async_wait([&io](const boost::system::error_code&) { io.stop(); });
-  };
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    log << "ckptsim serve: " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << ": stopping"
-        << std::endl;
-    shut_down();
+  return serve_until_stopped(o, make_handler(api, web), log, [&](const std::atomic<bool>& stop) {
+    log << "ckptsim serve: simulating '" << scenario.name << "' ("
+        << clock_text(scenario.duration) << ") at "
+        << (o.speed <= 0 ? std::string("full speed") : fmt_speed(o.speed)) << std::endl;
+    pacer.run(stop);
   });
-  std::thread io_thread([&io] { io.run(); });
-  log << "ckptsim serve: simulating '" << scenario.name << "' ("
-      << clock_text(scenario.duration) << ") at "
-      << (o.speed <= 0 ? std::string("full speed") : fmt_speed(o.speed)) << std::endl;
-  pacer.run(stop);
-  if (!stop) asio::post(io, shut_down);  // finished with exit_when_finished
-  io_thread.join();
-  return 0;
 }
 
 namespace {
@@ -298,36 +309,14 @@ int serve_history(const std::string& out_dir, const ServeOptions& o, std::ostrea
   auto first = std::make_shared<Snapshot>();
   first->result = run::result_at(*full, 0);
   store.publish(std::move(first));
-  asio::io_context io(1);
-  auto listening = listen(io, o, handler, log);
-  if (!listening) return 1;
-  std::atomic<bool> stop{false};
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  asio::steady_timer grace(io);
-  auto shut_down = [&] {
-    stop = true;
-    listening->api->stop();
-    if (listening->metrics) listening->metrics->stop();
-    signals.cancel();
-    grace.expires_after(std::chrono::seconds(1));
-    grace.async_wait([&io](const boost::system::error_code&) { io.stop(); });
-  };
-  signals.async_wait([&](const boost::system::error_code& e, int) {
-    if (e) return;
-    log << "ckptsim serve: stopping" << std::endl;
-    shut_down();
+  return serve_until_stopped(o, handler, log, [&](const std::atomic<bool>& stop) {
+    log << "ckptsim serve: replaying the history of " << out_dir << " ("
+        << clock_text(full->end_time) << ") at " << fmt_speed(o.speed) << std::endl;
+    replay_history(*full, o, store, stop);
+    if (!stop)
+      log << "ckptsim serve: the replay is over; serving its last state (Ctrl-C to stop)"
+          << std::endl;
   });
-  std::thread io_thread([&io] { io.run(); });
-  log << "ckptsim serve: replaying the history of " << out_dir << " ("
-      << clock_text(full->end_time) << ") at " << fmt_speed(o.speed) << std::endl;
-  replay_history(*full, o, store, stop);
-  if (!stop) {
-    log << "ckptsim serve: the replay is over; serving its last state (Ctrl-C to stop)"
-        << std::endl;
-    if (o.exit_when_finished) asio::post(io, shut_down);
-  }
-  io_thread.join();
-  return 0;
 }
 
 }  // namespace
@@ -367,22 +356,9 @@ int serve_replay(const std::string& out_dir, const ServeOptions& o, std::ostream
     }
     return error_response(404, "Not found: " + raw_path);
   };
-  asio::io_context io(1);
-  auto listening = listen(io, o, handler, log);
-  if (!listening) return 1;
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  asio::steady_timer grace(io);
-  signals.async_wait([&](const boost::system::error_code& e, int) {
-    if (e) return;
-    log << "ckptsim serve: stopping" << std::endl;
-    listening->api->stop();
-    if (listening->metrics) listening->metrics->stop();
-    grace.expires_after(std::chrono::seconds(1));
-    grace.async_wait([&io](const boost::system::error_code&) { io.stop(); });
+  return serve_until_stopped(o, handler, log, [&](const std::atomic<bool>&) {
+    log << "ckptsim serve: replaying " << out_dir << std::endl;
   });
-  log << "ckptsim serve: replaying " << out_dir << std::endl;
-  io.run();
-  return 0;
 }
 
 }  // namespace ckptsim::server
