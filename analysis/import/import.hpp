@@ -19,12 +19,21 @@ struct ImportReport {
   std::vector<std::string> files;     // one line per file: what it was and what was read from it
   std::vector<std::string> problems;  // "file:line: what could not be read" (at most 50 kept)
   int problems_not_shown = 0;
-  std::string flink_version;          // as the log states it ("1.17.1"), or as guessed ("1.15+")
+  std::string flink_version;  // as the log states it ("1.17.1"), or as guessed ("1.15+")
+};
+
+// A checkpoint trigger that failed before the checkpoint got an id (a plan that found a task
+// not running, a pre-flight check): Flink counts it as triggered and failed, but it has no
+// history entry, so the RunResult holds it only in its counts. Read from a log only.
+struct TriggerFailure {
+  core::SimTime time = 0;
+  std::optional<model::CheckpointFailureReason> reason;  // when the line says it
 };
 
 struct Imported {
   run::RunResult result;
   ImportReport report;
+  std::vector<TriggerFailure> trigger_failures;  // in time order
 };
 
 // A JobManager log's text into a RunResult (`name` names it in the report).

@@ -281,6 +281,12 @@ Imported import_log(std::string_view text, const std::string& name) {
       }
       if (std::regex_search(msg, m, kTriggerAborted) && (m[1] == r.job_id || m[2] == r.job_id)) {
         if (trigger_failures++ == 0) first_trigger_failure = msg;
+        // Flink 1.x's "Checkpoint triggering task ... Aborting checkpoint." is thrown on as
+        // NOT_ALL_REQUIRED_TASKS_RUNNING; later versions name the reason in the line.
+        auto reason = reason_of(msg);
+        if (!reason && msg.find("Checkpoint triggering task") != std::string::npos)
+          reason = model::CheckpointFailureReason::not_all_required_tasks_running;
+        out.trigger_failures.push_back({now, reason});
         continue;
       }
       if ((std::regex_search(msg, m, kFailedCheckpoint) || std::regex_search(msg, m, kDiscarding)) &&
@@ -296,6 +302,7 @@ Imported import_log(std::string_view text, const std::string& name) {
         if (manager_line && (unknown_pre_flight ||
                              (by_id.count(id) && !failure_logged.insert(id).second))) {
           if (trigger_failures++ == 0) first_trigger_failure = msg + " " + detail;
+          out.trigger_failures.push_back({now, reason});
           continue;
         }
         if (!reason && detail.empty()) {

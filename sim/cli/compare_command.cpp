@@ -2,17 +2,13 @@
 // compared as a sweep's settings are (mean and 95 % confidence interval over the seeds).
 // `ckptsim compare --real FILE... SIM`: a real incident's files against its simulation (a run's
 // output directory or a scenario), checkpoint by checkpoint (analysis/import/real_compare.hpp).
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 
-#include "analysis/import/real_compare.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/cli/scenario_input.hpp"
+#include "sim/cli/compare_real.hpp"
 #include "sim/cli/sweep_runner.hpp"
-#include "sim/run/run.hpp"
-#include "sim/run/writers/writers.hpp"
 
 namespace ckptsim::cli {
 namespace {
@@ -32,61 +28,23 @@ struct Options {
   Limits limits;
 };
 
-// The simulated side, read back through its jobmanager.log as the real one is read: a run's
-// output directory, or a scenario run here.
-std::optional<run::RunResult> simulated_side(const Options& o, const std::string& path) {
-  namespace fs = std::filesystem;
-  std::string error;
-  if (fs::is_directory(path)) {
-    auto read = analysis::import_files({(fs::path(path) / "jobmanager.log").string()}, error);
-    if (!read) {
-      std::cerr << "ckptsim compare: error: " << path << " is no ckptsim run output: " << error
-                << "\n";
-      return std::nullopt;
-    }
-    return std::move(read->result);
-  }
-  const scenario::LoadResult loaded = load(path, o.sets, o.limits);
-  if (!loaded.ok()) {
-    report_errors(loaded);
-    return std::nullopt;
-  }
-  if (const auto why = too_big(*loaded.scenario, o.limits)) {
-    std::cerr << "ckptsim compare: error: " << *why << "\n";
-    return std::nullopt;
-  }
-  const run::RunResult simulated = run::run(*loaded.scenario, o.seed);
-  return analysis::import_log(run::format_flink_log(simulated), path).result;
-}
-
-int run_real(const Options& o) {
-  const std::vector<std::string> files(o.scenarios.begin(), o.scenarios.end() - 1);
-  const auto real = import_reporting(files, "compare");
-  if (!real) return kExitScenarioErrors;
-  const auto sim = simulated_side(o, o.scenarios.back());
-  if (!sim) return kExitScenarioErrors;
-  const analysis::RealComparison comparison = analysis::compare_real(real->result, *sim);
-  const std::string text = analysis::real_comparison_text(comparison);
-  std::cout << text;
-  if (!o.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec || !write_file_atomically(o.out + "/real-vs-sim.txt", text) ||
-        !write_file_atomically(o.out + "/real-vs-sim.csv",
-                               analysis::real_comparison_csv(comparison))) {
-      std::cerr << "ckptsim compare: error: cannot write into " << o.out << "\n";
-      return kExitUsage;
-    }
-  }
-  return comparison.first_divergence.empty() ? kExitOk : kExitFailed;
-}
-
 int run_command(const Options& o) {
-  if (o.real) return run_real(o);
+  if (o.real) {
+    // With --real the last positional is the simulated side, the others are the real files
+    // (CLI11 cannot give --real its own list before a positional of variable length).
+    CompareRealOptions real{{o.scenarios.begin(), o.scenarios.end() - 1},
+                            o.scenarios.back(),
+                            o.sets,
+                            o.seed,
+                            o.out,
+                            o.limits};
+    return compare_real(real);
+  }
   SweepSpec spec;
   spec.scenario = "compare";
   spec.keys = {"scenario"};
-  for (const std::string& path : o.scenarios) spec.settings.push_back(Setting{path, o.sets, {path}});
+  for (const std::string& path : o.scenarios)
+    spec.settings.push_back(Setting{path, o.sets, {path}});
   spec.seeds = o.seeds;
   spec.first_seed = o.first_seed;
   spec.threads = o.threads;
@@ -108,32 +66,43 @@ Command add_compare_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Run two or more scenarios with the same seeds and compare them side by side (mean and "
-      "95 % confidence interval over the seeds).");
+      "95 % confidence interval over the seeds). With --real, line a real incident's "
+      "checkpoints up with its simulation's and say where they diverge.");
   cmd->add_option("SCENARIO", o->scenarios,
                   "Scenario files (YAML), at least two; with --real, the real files and then the "
                   "simulation (a run's output directory or a scenario)")
       ->required()
       ->expected(2, -1);
   cmd->add_option("--set", o->sets, "Override a value in every scenario: KEY=VALUE")->take_all();
-  cmd->add_option("--seeds", o->seeds, "Seeds per scenario")->capture_default_str()->check(
-      CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
-  cmd->add_option("--first-seed", o->first_seed, "The seeds are N, N+1, ...")
-      ->capture_default_str()
-      ->check(kSeedCheck);
-  cmd->add_option("--threads", o->threads, "Runs in parallel (default: one per core)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--out", o->out, "Also write point files and comparison files here");
-  cmd->add_option("--objective", o->objective, "Metrics to minimise in turn, as for sweep");
-  cmd->add_option("--constraint", o->constraints, "METRIC<=VALUE, as for sweep");
-  cmd->add_flag("--report", o->report,
-                "Also write --out/report.html: each metric per scenario with its 95 % confidence "
-                "interval");
-  cmd->add_flag("--real", o->real,
-                "Compare a real incident's files (JobManager logs, REST JSON) with its "
-                "simulation, the last argument: checkpoint by checkpoint; exit 3 when they "
-                "diverge");
-  cmd->add_option("--seed", o->seed, "With --real and a scenario: its seed (default: the scenario's)")
-      ->check(kSeedCheck);
+  // What only a comparison of scenarios over seeds uses: refused with --real.
+  const std::vector<CLI::Option*> seeded = {
+      cmd->add_option("--seeds", o->seeds, "Seeds per scenario")
+          ->capture_default_str()
+          ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000})),
+      cmd->add_option("--first-seed", o->first_seed, "The seeds are N, N+1, ...")
+          ->capture_default_str()
+          ->check(kSeedCheck),
+      cmd->add_option("--threads", o->threads, "Runs in parallel (default: one per core)")
+          ->check(CLI::PositiveNumber),
+      cmd->add_option("--objective", o->objective, "Metrics to minimise in turn, as for sweep"),
+      cmd->add_option("--constraint", o->constraints, "METRIC<=VALUE, as for sweep"),
+      cmd->add_flag("--report", o->report,
+                    "Also write --out/report.html: each metric per scenario with its 95 % "
+                    "confidence interval")};
+  cmd->add_option("--out", o->out,
+                  "Also write point files and comparison files here; with --real, "
+                  "real-vs-sim.{txt,md,csv} and real-vs-sim-failovers.csv");
+  CLI::Option* real =
+      cmd->add_flag("--real", o->real,
+                    "Compare a real incident's files (a JobManager log, REST JSON: all the "
+                    "positional arguments but the last) with its simulation (the last: a "
+                    "scenario, or a run's --out directory), checkpoint by checkpoint; exit 3 "
+                    "when they diverge");
+  for (CLI::Option* option : seeded) real->excludes(option);
+  cmd->add_option("--seed", o->seed,
+                  "With --real and a scenario: its seed (default: the scenario's)")
+      ->check(kSeedCheck)
+      ->needs(real);
   add_limit_options(*cmd, o->limits);
   return Command{cmd, [o] { return run_command(*o); }};
 }

@@ -18,7 +18,8 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitUsage = 1,           // a usage error, or a file that cannot be read or written
   kExitScenarioErrors = 2,  // a scenario has errors (or warnings, with validate --strict)
-  kExitFailed = 3,          // expectations failed (test), points failed (sweep, compare)
+  kExitFailed = 3,          // expectations failed (test), points failed (sweep, compare),
+                            // real and simulated checkpoints diverge (compare --real)
   kExitTooBig = 4,          // a run would not fit in --max-memory, or memory ran out
 };
 

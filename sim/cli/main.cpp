@@ -173,7 +173,8 @@ int main_checked(int argc, char** argv, std::string& doing) {
   CLI::App app{"ckptsim: a discrete-event simulator of Apache Flink checkpointing.\n"
                "It replays a scenario (job, Flink configuration, timeline) and tells what Flink "
                "would do.\nExit codes: 0 ok, 1 usage or I/O error, 2 scenario errors, 3 failed "
-               "expectations or points, 4 too big for --max-memory."};
+               "expectations or points, or a real incident diverging from its simulation "
+               "(compare --real), 4 too big for --max-memory."};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text());
 

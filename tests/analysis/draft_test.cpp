@@ -138,17 +138,27 @@ TEST_CASE("draft: drafts of real logs and REST JSON load and pass their own expe
       CHECK(result.passed);
     }
     // compare --real: the real files against the draft, read back through its log.
-    const auto sim = analysis::import_log(run::format_flink_log(r), "draft.log").result;
-    const auto comparison = analysis::compare_real(imported.result, sim);
+    const auto sim = analysis::import_log(run::format_flink_log(r), "draft.log");
+    const auto comparison = analysis::compare_real(imported, sim);
     if (comparison.first_divergence.empty())
       ++agree;
     else
       diverging.push_back(fs::path(files.front()).filename().string());
   }
-  // The two whose drafts stand in for what they cannot tell (README "compare --real").
-  CHECK(agree >= 28);
-  CHECK(diverging == std::vector<std::string>{"01-flink-pr8322-declined-failing-2019.log",
-                                              "10-iceberg-10370-pekko-trigger-failed-1.19.log"});
+  // Those whose drafts do not reproduce what compare --real sees (README "compare --real"): 01
+  // and 10 stand in another failure reason; 08's placeholder interval checkpoints where the
+  // real job shows none; the drafts of 11-14 and 33 have no trigger where the real ones failed
+  // before they got an id.
+  CHECK(agree == static_cast<int>(inputs.size()) - 8);
+  CHECK(diverging == std::vector<std::string>{
+                         "01-flink-pr8322-declined-failing-2019.log",
+                         "08-flinkcdc-1171-multi-job-interleaved-1.13.log",
+                         "10-iceberg-10370-pekko-trigger-failed-1.19.log",
+                         "11-iceberg-3110-gha-prefixed-task-finished.log",
+                         "12-chunjun-1022-trigger-aborted-finished-task.log",
+                         "13-flinkstreamsql-255-hadoop-layout-1.8.log",
+                         "14-chunjun-1128-logback-threads-1.12.log",
+                         "33-dinky-1749-trigger-failed-not-all-running-backtick.log"});
 }
 
 TEST_CASE("draft: guessed values carry a TODO, configured ones say where they came from") {

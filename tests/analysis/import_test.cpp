@@ -97,7 +97,16 @@ TEST_CASE("import: triggers that fail before an id count as no checkpoint, and a
     for (const auto& line : imported.report.files)
       reported = reported || line.find("failed before an id was given") != std::string::npos;
     CHECK(reported);
+    CHECK(imported.trigger_failures.size() == static_cast<std::size_t>(imported.result.counts.failed));
+    for (const auto& failure : imported.trigger_failures)
+      CHECK(failure.reason == R::not_all_required_tasks_running);
   }
+  // Their times, for compare --real: chunjun#1022's four, 30 s apart from 17:18:04,952 (UTC).
+  const auto aborted = tests::import_or_fail({tests::real_file("12-")});
+  REQUIRE(aborted.trigger_failures.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i)
+    CHECK(ms(aborted.result, aborted.trigger_failures[i].time) ==
+          1656955084952 + 30000 * static_cast<std::int64_t>(i));
 }
 
 TEST_CASE("import: a log starting inside a stack trace, with a failover (apache/hudi#19301)") {
@@ -153,6 +162,11 @@ TEST_CASE("import: every scenario's own jobmanager.log read back gives its check
     }
     CHECK(r.counts.total == simulated.counts.total);
     CHECK(r.counts.failed == simulated.counts.failed);
+    // The failures without a history entry are triggers that failed before an id, each timed.
+    const auto with_id = std::count_if(r.checkpoints.begin(), r.checkpoints.end(), [](const auto& c) {
+      return c.status == CheckpointStatus::failed;
+    });
+    CHECK(static_cast<std::int64_t>(imported.trigger_failures.size()) == r.counts.failed - with_id);
     CHECK(r.counts.completed == simulated.counts.completed);
     CHECK(r.failovers == simulated.failovers);
     CHECK(r.final_status == simulated.final_status);
