@@ -4,6 +4,7 @@
 #include "analysis/expect.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -259,6 +260,8 @@ core::Duration end_to_end_duration(const CheckpointRecord& c) {
 }
 
 std::string statistic_name(double percentile) {
+  if (percentile < 0) return "avg";
+  if (percentile == 0) return "min";
   if (percentile >= 100) return "max";
   if (percentile == 99.9) return "p999";
   return fmt::format("p{}", static_cast<int>(percentile));
@@ -273,10 +276,18 @@ void check_duration(const RunResult& r, ExpectationResult& out) {
     out.actual = "no completed checkpoint" + by(e);
     return;
   }
-  // Flink's summary statistics: commons-math's legacy percentile estimation.
-  const double value = e.percentile >= 100
-                           ? *std::max_element(durations.begin(), durations.end())
-                           : run::legacy_percentile(durations, e.percentile / 100.0);
+  // Flink's summary statistics: min, max and average, and commons-math's legacy percentile
+  // estimation.
+  double value = 0;
+  if (e.percentile < 0)
+    value = std::accumulate(durations.begin(), durations.end(), 0.0) /
+            static_cast<double>(durations.size());
+  else if (e.percentile == 0)
+    value = *std::min_element(durations.begin(), durations.end());
+  else if (e.percentile >= 100)
+    value = *std::max_element(durations.begin(), durations.end());
+  else
+    value = run::legacy_percentile(durations, e.percentile / 100.0);
   out.actual = fmt::format("{} = {} over {} completed checkpoint{}", name,
                            human_duration(static_cast<core::Duration>(std::llround(value))),
                            durations.size(), durations.size() == 1 ? "" : "s");

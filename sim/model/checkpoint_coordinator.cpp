@@ -20,6 +20,7 @@ struct CheckpointCoordinator::PendingCheckpoint {
   int num_acked = 0;
   int master_states_pending = 0;
   bool disposed = false;
+  bool finalizing = false;  // writing its _metadata file: completes whatever comes meanwhile
   core::EventId canceller;
   std::int64_t state_size = 0;
   std::map<std::pair<int, int>, TaskSnapshot> states;
@@ -404,7 +405,9 @@ void CheckpointCoordinator::handle_failure(PendingCheckpoint* pc,
 void CheckpointCoordinator::abort_pending_checkpoint(PendingCheckpoint& pc,
                                                      const CheckpointException& ex,
                                                      std::optional<TaskRef> attempt) {
-  if (pc.disposed) return;
+  // A checkpoint being finalized holds the coordinator lock: an abort waits for it and then finds
+  // the checkpoint completed.
+  if (pc.disposed || pc.finalizing) return;
   // PendingCheckpoint.abort: fail the future, dispose, cancel the canceller.
   pc.disposed = true;
   sim_.cancel(pc.canceller);
@@ -501,7 +504,23 @@ AcknowledgeOutcome CheckpointCoordinator::receive_acknowledge(std::int64_t check
 }
 
 void CheckpointCoordinator::maybe_complete(PendingCheckpoint& pc) {
-  if (pc.fully_acknowledged()) complete_pending_checkpoint(pc);
+  if (!pc.fully_acknowledged() || pc.finalizing) return;
+  if (!config_.metadata_storage) {
+    complete_pending_checkpoint(pc);
+    return;
+  }
+  // PendingCheckpoint.finalizeCheckpoint writes the _metadata file (one request to the
+  // checkpoint storage, about 1 kB plus a state handle per task) under the coordinator lock, and
+  // the completion timestamp is taken after it: the write is part of checkpointDuration. The
+  // canceller that fires meanwhile waits for the lock and finds the checkpoint disposed.
+  const CheckpointStorageSpec& storage = *config_.metadata_storage;
+  const double bytes = 1024.0 + 256.0 * static_cast<double>(pc.tasks.size());
+  Duration write = storage.latency.sample(config_.metadata_rng) +
+                   static_cast<Duration>(
+                       bytes / std::max(1.0, storage.bandwidth_bytes_per_second) * 1e9);
+  pc.finalizing = true;
+  sim_.cancel(pc.canceller);
+  sim_.schedule_in(write, this, kMetadataWritten, static_cast<std::uint64_t>(pc.id));
 }
 
 std::string CheckpointCoordinator::external_path(const PendingCheckpoint& pc) const {
@@ -753,6 +772,11 @@ void CheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t arg) {
       break;
     }
     case kExecuteQueuedRequest: execute_queued_request(); break;
+    case kMetadataWritten: {
+      auto it = pending_.find(static_cast<std::int64_t>(arg));
+      if (it != pending_.end() && it->second->finalizing) complete_pending_checkpoint(*it->second);
+      break;
+    }
     case kAbortAfterRpcFailure: {
       const auto id = static_cast<std::int64_t>(arg);
       auto it = pending_.find(id);

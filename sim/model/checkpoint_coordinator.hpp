@@ -120,6 +120,11 @@ struct CheckpointCoordinatorConfig {
   // manager's WARN with its stack trace, sendAbortedMessages).
   Duration abort_handling = 0;
   Duration finalization_time = 0;    // metadata write at completion
+  // Where finalizeCheckpoint writes the _metadata file (none: kept in memory, as
+  // JobManagerCheckpointStorage without a checkpoint directory does), and the random stream of
+  // its request latencies.
+  std::optional<CheckpointStorageSpec> metadata_storage;
+  core::RandomStream metadata_rng{0, std::uint64_t{0}};
 };
 
 class CheckpointCoordinator final : public core::EventHandler,
@@ -209,6 +214,7 @@ class CheckpointCoordinator final : public core::EventHandler,
   enum Event : std::uint32_t {
     kPeriodicTrigger, kPlanDone, kIdAllocated, kCreatePending, kStorageInitialized,
     kCoordinatorsDone, kHooksDone, kCanceller, kExecuteQueuedRequest, kAbortAfterRpcFailure,
+    kMetadataWritten,
   };
 
   // CheckpointRequestDecider::Context

@@ -12,10 +12,12 @@ double CheckpointStorage::bandwidth_per_upload() const {
   return active_.empty() ? b : b / static_cast<double>(active_.size());
 }
 
-void CheckpointStorage::start_upload(std::int64_t bytes, std::uint64_t token) {
-  waiting_.push_back({token, static_cast<double>(std::max<std::int64_t>(0, bytes))});
+void CheckpointStorage::start_upload(std::int64_t bytes, std::uint64_t token, bool request,
+                                     Duration extra) {
+  waiting_.push_back({token, request ? static_cast<double>(std::max<std::int64_t>(0, bytes)) : 0});
   const std::uint64_t index = waiting_.size() - 1;
-  sim_.schedule_in(spec_.latency, this, kLatencyDone,
+  const Duration latency = (request ? spec_.latency.sample(rng_) : 0) + extra;
+  sim_.schedule_in(latency, this, kLatencyDone,
                    (static_cast<std::uint64_t>(generation_) << 40) | index);
 }
 

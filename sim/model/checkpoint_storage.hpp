@@ -1,11 +1,14 @@
-// Checkpoint storage as a shared resource: every upload first pays the storage latency, then
+// Checkpoint storage as a shared resource: every upload first pays a request latency drawn from
+// the storage's distribution (nothing for state inlined into the acknowledgement), then
 // all uploads in flight share the bandwidth equally (processor sharing), so concurrent
 // snapshots of many subtasks slow each other down (MODEL.md section 5).
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "sim/core/random.hpp"
 #include "sim/core/simulation.hpp"
 #include "sim/model/config.hpp"
 
@@ -19,10 +22,13 @@ class CheckpointStorage final : public core::EventHandler {
     virtual void upload_finished(std::uint64_t token) = 0;
   };
 
-  CheckpointStorage(core::Simulation& sim, CheckpointStorageSpec spec, Listener& listener)
-      : sim_(sim), spec_(spec), listener_(listener) {}
+  CheckpointStorage(core::Simulation& sim, CheckpointStorageSpec spec, Listener& listener,
+                    core::RandomStream rng)
+      : sim_(sim), spec_(std::move(spec)), listener_(listener), rng_(rng) {}
 
-  void start_upload(std::int64_t bytes, std::uint64_t token);
+  // `request`: false when the state is inlined (no request to the storage, no bytes to it);
+  // `extra`: time the snapshot thread spends before the request (the first checkpoint's warm-up).
+  void start_upload(std::int64_t bytes, std::uint64_t token, bool request, Duration extra);
   // Drops every upload (the tasks that started them are gone).
   void cancel_all();
   int uploads_in_flight() const { return static_cast<int>(active_.size()); }
@@ -44,6 +50,7 @@ class CheckpointStorage final : public core::EventHandler {
   core::Simulation& sim_;
   CheckpointStorageSpec spec_;
   Listener& listener_;
+  core::RandomStream rng_;
   std::vector<Upload> waiting_;   // paying the latency, indexed by the event argument
   std::vector<Upload> active_;    // sharing the bandwidth, in start order
   SimTime last_update_ = 0;

@@ -11,6 +11,7 @@
 
 #include "sim/core/time.hpp"
 #include "sim/model/connectors/specs.hpp"
+#include "sim/model/latency_distribution.hpp"
 
 namespace ckptsim::model {
 
@@ -81,6 +82,9 @@ struct FlinkConfig {
   CheckpointStorageKind checkpoint_storage = CheckpointStorageKind::jobmanager;
   std::string checkpoints_dir;                           // state.checkpoints.dir
   std::string savepoints_dir;                            // state.savepoints.dir
+  // state.storage.fs.memory-threshold: state chunks smaller than this go inline into the
+  // acknowledgement and the _metadata file, with no request to the checkpoint storage.
+  std::int64_t inline_threshold = 20 * 1024;
   int web_checkpoints_history = 10;
   Duration buffer_timeout = core::milliseconds(100);     // execution.buffer-timeout
   Duration heartbeat_timeout = core::seconds(50);        // heartbeat.timeout
@@ -102,9 +106,13 @@ struct FlinkConfig {
 // RestartBackoffTimeStrategyFactoryLoader, exponential-delay defaults of FLINK-33736).
 void resolve_defaults(FlinkConfig& config, bool max_backoff_set, bool multiplier_set);
 
+// Where the tasks upload their state and the JobManager writes a checkpoint's metadata, as a
+// named profile (checkpoint_storage_profile.hpp) or given values. A struct built in code has no
+// spread: every request takes exactly `latency`.
 struct CheckpointStorageSpec {
+  std::string profile = "fixed";
   double bandwidth_bytes_per_second = 200.0 * 1024 * 1024;
-  Duration latency = core::milliseconds(30);
+  LatencyDistribution latency = LatencyDistribution::fixed(core::milliseconds(30));
 };
 
 struct ClusterSpec {
@@ -112,7 +120,12 @@ struct ClusterSpec {
   int slots_per_taskmanager = 1;   // 0 = as many as the job needs
   CheckpointStorageSpec checkpoint_storage;
   Duration deploy_time = core::milliseconds(500);   // SCHEDULED -> RUNNING after (re)deploy
-  Duration rpc_latency = core::milliseconds(1);     // JM <-> TM messages
+  // JM <-> TM messages; delivered in order per TaskManager and direction.
+  LatencyDistribution rpc_latency = LatencyDistribution::fixed(core::milliseconds(1));
+  // The first checkpoint of a job submission: every subtask's asynchronous part takes this much
+  // longer (class loading and JIT of the snapshot path in a fresh job; calibrated against a real
+  // job whose first checkpoints took 60 ms more than the others, docs/scenario-format.md).
+  Duration checkpoint_warm_up = 0;
   // The synchronous part of a snapshot by state backend (see TaskExecutor::sync_duration): the
   // local disk a RocksDB memtable flush writes to, and how much heap state a HashMapStateBackend
   // copy-on-write snapshot (a shallow copy of its tables) covers per second.

@@ -107,6 +107,13 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   cc.checkpoints_dir = this->flink().checkpoints_dir;
   cc.savepoints_dir = this->flink().savepoints_dir;
   cc.abort_handling = kAbortHandling;
+  // A checkpoint directory means a _metadata file per checkpoint (FsCheckpointStorageAccess);
+  // without one JobManagerCheckpointStorage keeps the metadata in memory.
+  if (!cc.checkpoints_dir.empty()) {
+    cc.metadata_storage = scenario_.cluster.checkpoint_storage;
+    cc.metadata_rng =
+        core::RandomStream(scenario_.seed, "checkpoint-metadata#" + std::to_string(submission_));
+  }
   cc.plan_latency = kPlanLatency;
   // Each submission has its own random streams, named after it (stable across runs).
   std::string coordinator_stream = "checkpoint-coordinator#";

@@ -9,13 +9,6 @@
 namespace ckptsim::scenario::detail {
 namespace {
 
-void unknown(Context& ctx, const Entry& e, std::string_view where,
-             const std::vector<std::string>& allowed) {
-  std::string hint = did_you_mean(e.key, allowed);
-  if (hint.empty()) hint = std::string(where) + " keys are: " + join(allowed, ", ");
-  ctx.error(e.key_loc, "unknown " + std::string(where) + " key '" + e.key + "'", hint);
-}
-
 std::optional<std::int64_t> read_count(Context& ctx, const Node& node, std::string_view what) {
   if (!node.is_scalar()) {
     ctx.error(node.loc, "expected " + std::string(what) + " such as '40M' or '8096', got " +
@@ -85,7 +78,7 @@ void read_mysql(Context& ctx, const Node& map, model::MySqlSystemSpec& mysql) {
     } else if (e.key == "split-query") {
       if (auto d = read_duration(ctx, e.value)) mysql.split_query = *d;
     } else {
-      unknown(ctx, e, "mysql system", {"kind", "read-rate", "split-query"});
+      unknown_key(ctx, e, "mysql system", {"kind", "read-rate", "split-query"});
     }
   }
 }
@@ -128,7 +121,7 @@ void read_doris(Context& ctx, const Node& map, model::DorisSystemSpec& doris) {
       for (const Node& t : e.value.items)
         if (auto s = read_string(ctx, t)) doris.tables.push_back(*s);
     } else {
-      unknown(ctx, e, "doris system", keys);
+      unknown_key(ctx, e, "doris system", keys);
     }
   }
 }
@@ -139,7 +132,7 @@ void read_kafka(Context& ctx, const Node& map, model::KafkaSystemSpec& kafka) {
     if (e.key == "transaction.max.timeout.ms") {
       if (auto d = read_millis(ctx, e.value)) kafka.transaction_max_timeout = *d;
     } else {
-      unknown(ctx, e, "kafka system", {"kind", "transaction.max.timeout.ms"});
+      unknown_key(ctx, e, "kafka system", {"kind", "transaction.max.timeout.ms"});
     }
   }
 }
@@ -152,7 +145,7 @@ void read_jdbc(Context& ctx, const Node& map, model::JdbcSystemSpec& jdbc) {
     } else if (e.key == "write-rate") {
       if (auto r = read_rate(ctx, e.value, false)) jdbc.write_rows_per_second = *r;
     } else {
-      unknown(ctx, e, "jdbc system", {"kind", "latency", "write-rate"});
+      unknown_key(ctx, e, "jdbc system", {"kind", "latency", "write-rate"});
     }
   }
 }
@@ -177,7 +170,7 @@ void read_jdbc_sink_options(Context& ctx, const Node& map, model::JdbcSinkSpec& 
     } else if (e.key == "sink.max-retries") {
       if (auto n = read_int(ctx, e.value, "sink.max-retries", 0)) jdbc.max_retries = *n;
     } else if (!accept_unread(ctx, e, kJdbcUnread)) {
-      unknown(ctx, e, "jdbc option", known);
+      unknown_key(ctx, e, "jdbc option", known);
     }
   }
 }
@@ -206,7 +199,7 @@ void read_kafka_source_options(Context& ctx, const Node& map, model::KafkaSource
     } else if (e.key == "topic") {
       if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
     } else if (!accept_unread(ctx, e, kKafkaSourceUnread)) {
-      unknown(ctx, e, "kafka option", known);
+      unknown_key(ctx, e, "kafka option", known);
     }
   }
 }
@@ -227,7 +220,7 @@ void read_kafka_sink_options(Context& ctx, const Node& map, model::KafkaSinkSpec
     } else if (e.key == "topic") {
       if (auto t = read_string(ctx, e.value)) kafka.topic = *t;
     } else if (!accept_unread(ctx, e, kKafkaSinkUnread)) {
-      unknown(ctx, e, "kafka option", known);
+      unknown_key(ctx, e, "kafka option", known);
     }
   }
 }
@@ -284,7 +277,7 @@ void read_cdc_options(Context& ctx, const Node& map, model::MySqlCdcSpec& cdc) {
       ctx.error(e.key_loc, "'scan.newly-added-table.enabled' is not modelled yet",
                 "remove it; newly added tables are read from the binlog only");
     } else if (!accept_unread(ctx, e, kCdcUnread)) {
-      unknown(ctx, e, "mysql-cdc option", known);
+      unknown_key(ctx, e, "mysql-cdc option", known);
     }
   }
 }
@@ -309,7 +302,7 @@ void read_doris_options(Context& ctx, const Node& map, model::DorisSinkSpec& dor
       ctx.error(e.key_loc, "'sink.enable.batch-mode' is not modelled yet",
                 "remove it; the sink loads once per checkpoint interval");
     } else if (!accept_unread(ctx, e, kDorisUnread)) {
-      unknown(ctx, e, "doris option", known);
+      unknown_key(ctx, e, "doris option", known);
     }
   }
 }
@@ -334,7 +327,7 @@ void read_tables(Context& ctx, const Node& list, model::MySqlCdcSpec& cdc) {
                                      {{"even", true}, {"uneven", false}}))
           t.even_key = *k;
       } else {
-        unknown(ctx, e, "table", {"name", "rows", "changes", "key"});
+        unknown_key(ctx, e, "table", {"name", "rows", "changes", "key"});
       }
     }
     cdc.tables.push_back(t);

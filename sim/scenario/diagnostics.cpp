@@ -235,6 +235,13 @@ std::optional<std::string> closest_match(std::string_view word,
   return best;
 }
 
+void unknown_key(Context& ctx, const Entry& entry, std::string_view where,
+                 const std::vector<std::string>& allowed) {
+  std::string hint = did_you_mean(entry.key, allowed);
+  if (hint.empty()) hint = std::string(where) + " keys are: " + join(allowed, ", ");
+  ctx.error(entry.key_loc, "unknown " + std::string(where) + " key '" + entry.key + "'", hint);
+}
+
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   const std::optional<std::string> match = closest_match(word, candidates);
   return match ? "did you mean '" + *match + "'?" : std::string();

@@ -173,6 +173,8 @@ bool read_job(Context& ctx, const Node& node, std::string_view text, Expectation
 }
 
 std::optional<double> percentile_of(std::string_view name) {
+  if (name == "min") return 0.0;
+  if (name == "avg") return -1.0;
   if (name == "p50") return 50.0;
   if (name == "p90") return 90.0;
   if (name == "p95") return 95.0;
@@ -229,8 +231,10 @@ bool read_condition(Context& ctx, const Entry& entry, Expectation& out,
     const std::string name = key.substr(20);
     const std::optional<double> percentile = percentile_of(name);
     if (!percentile) {
-      std::string hint = did_you_mean(name, {"p50", "p90", "p95", "p99", "p999", "max"});
-      if (hint.empty()) hint = "write p50, p90, p95, p99, p999 or max (Flink's checkpoint summary)";
+      std::string hint =
+          did_you_mean(name, {"min", "avg", "p50", "p90", "p95", "p99", "p999", "max"});
+      if (hint.empty())
+        hint = "write min, avg, p50, p90, p95, p99, p999 or max (Flink's checkpoint summary)";
       ctx.error(entry.key_loc, "unknown checkpoint duration statistic '" + name + "'", hint);
       return false;
     }

@@ -54,7 +54,8 @@ struct Expectation {
   model::CheckpointFailureReason reason{};                       // outcome == failure_reason
   CheckpointCountKind count_kind = CheckpointCountKind::completed;  // checkpoint_count
   model::JobStatus job_status = model::JobStatus::running;       // job_status
-  double percentile = 50;      // checkpoint_duration: 50, 90, 95, 99, 99.9 or 100 (max)
+  // checkpoint_duration: 50, 90, 95, 99, 99.9 or 100 (max); 0 is the minimum, -1 the average.
+  double percentile = 50;
   Bound bound;                 // counts, durations, replayed records
   std::string log_text;        // log_contains, log_lacks
   // "By simulated time T": the state of things at T instead of at the end of the run.

@@ -51,6 +51,19 @@ void unaligned(const Node& v, FlinkReader& r) {
   r.unaligned_loc = v.loc;
 }
 
+// CheckpointingOptions.FS_SMALL_FILE_THRESHOLD. FileSystemCheckpointStorage.configure ignores a
+// value above MAX_FILE_STATE_THRESHOLD (1 MB) with a WARN and keeps the default.
+void inline_threshold(const Node& v, FlinkReader& r) {
+  const auto size = read_size(r.ctx, v);
+  if (!size) return;
+  if (*size > 1024 * 1024) {
+    r.ctx.warning(v.loc, "Flink ignores an inline threshold above 1 mb and keeps 20 kb",
+                  "its log says \"Ignoring invalid file size threshold value\"");
+    return;
+  }
+  r.config.inline_threshold = *size;
+}
+
 void retention(const Node& v, FlinkReader& r) {
   using model::RetentionPolicy;
   if (const auto p = read_enum<RetentionPolicy>(
@@ -274,6 +287,9 @@ const std::vector<FlinkOption>& flink_options() {
          if (const auto dir = read_string(r.ctx, v)) r.config.checkpoints_dir = *dir;
          r.dir_set = true;
        }},
+      {"state.storage.fs.memory-threshold", FlinkVersion::v1_17, inline_threshold},
+      {"state.backend.fs.memory-threshold", FlinkVersion::v1_17, inline_threshold},
+      {"execution.checkpointing.data-inline-threshold", FlinkVersion::v1_20, inline_threshold},
       {"state.savepoints.dir", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
          if (const auto dir = read_string(r.ctx, v)) r.config.savepoints_dir = *dir;

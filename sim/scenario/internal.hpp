@@ -103,6 +103,9 @@ std::optional<std::string> closest_match(std::string_view word,
 // "did you mean 'x'?" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 std::string join(const std::vector<std::string>& items, std::string_view separator);
+// "unknown <where> key 'k'", with a did-you-mean hint or the list of `allowed` keys.
+void unknown_key(Context& ctx, const Entry& entry, std::string_view where,
+                 const std::vector<std::string>& allowed);
 std::string to_lower(std::string_view text);
 std::string_view trim(std::string_view text);
 
@@ -209,6 +212,10 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
 
 // ---- flink_options.cpp
 
+// cluster.checkpoint-storage (`map` may be null: not written) into `out`, with the profile the
+// Flink configuration implies when none is named; `where` locates a warning about that choice.
+void read_checkpoint_storage(Context& ctx, const Node* map, const Loc& where,
+                             const model::FlinkConfig& flink, model::CheckpointStorageSpec& out);
 // Reads the (already flattened) `flink:` map into `config` and resolves the version defaults.
 // `default_parallelism` receives parallelism.default when it is set.
 void read_flink(Context& ctx, const Node& flink, model::FlinkConfig& config,

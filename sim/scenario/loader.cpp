@@ -12,15 +12,13 @@ using detail::Context;
 using detail::Entry;
 using detail::Loc;
 using detail::Node;
+using detail::unknown_key;
+
+// Calibrated against the real jobs of scenarios/calibration/.
+const model::LatencyDistribution kRpcLatency{core::milliseconds(2), 0.8, 0, 0, 0};
+constexpr core::Duration kCheckpointWarmUp = core::milliseconds(60);
 
 const char* const kMinimalJobHint = "a minimal job is 'job: {vertices: [{name: Source}]}'";
-
-void unknown_key(Context& ctx, const Entry& entry, std::string_view where,
-                 const std::vector<std::string>& allowed) {
-  std::string hint = detail::did_you_mean(entry.key, allowed);
-  if (hint.empty()) hint = std::string(where) + " keys are: " + detail::join(allowed, ", ");
-  ctx.error(entry.key_loc, "unknown " + std::string(where) + " key '" + entry.key + "'", hint);
-}
 
 // A value that may carry a "/record" (or " per record") suffix, such as "40 us/record".
 Node without_per_record(const Node& node) {
@@ -123,11 +121,14 @@ const Node* section(Context& ctx, const Entry& entry) {
 
 // ---- cluster:
 
-void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
+void read_cluster(Context& ctx, const Node& map, const model::FlinkConfig& flink,
+                  model::ClusterSpec& cluster) {
+  const Entry* storage = nullptr;
   static const std::vector<std::string> keys = {"taskmanagers", "slots-per-taskmanager",
                                                 "checkpoint-storage", "deploy-time", "rpc-latency",
                                                 "mtbf", "local-disk-bandwidth",
-                                                "heap-snapshot-rate"};
+                                                "heap-snapshot-rate", "checkpoint-warm-up",
+                                                "rpc-latency-spread"};
   for (const Entry& e : map.entries) {
     if (e.key == "taskmanagers") {
       if (auto v = detail::read_int(ctx, e.value, "taskmanagers", 1)) cluster.taskmanagers = *v;
@@ -135,22 +136,16 @@ void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
       if (auto v = detail::read_int(ctx, e.value, "slots-per-taskmanager", 1))
         cluster.slots_per_taskmanager = *v;
     } else if (e.key == "checkpoint-storage") {
-      const Node* storage = section(ctx, e);
-      if (storage == nullptr) continue;
-      for (const Entry& s : storage->entries) {
-        if (s.key == "bandwidth") {
-          if (auto v = detail::read_rate(ctx, s.value, true))
-            cluster.checkpoint_storage.bandwidth_bytes_per_second = *v;
-        } else if (s.key == "latency") {
-          if (auto v = detail::read_duration(ctx, s.value)) cluster.checkpoint_storage.latency = *v;
-        } else {
-          unknown_key(ctx, s, "checkpoint-storage", {"bandwidth", "latency"});
-        }
-      }
+      storage = &e;
     } else if (e.key == "deploy-time") {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.deploy_time = *v;
     } else if (e.key == "rpc-latency") {
-      if (auto v = detail::read_duration(ctx, e.value)) cluster.rpc_latency = *v;
+      if (auto v = detail::read_duration(ctx, e.value)) cluster.rpc_latency.median = *v;
+    } else if (e.key == "rpc-latency-spread") {
+      if (auto v = detail::read_double(ctx, e.value, "a lognormal sigma", 0.0, 3.0))
+        cluster.rpc_latency.sigma = *v;
+    } else if (e.key == "checkpoint-warm-up") {
+      if (auto v = detail::read_duration(ctx, e.value)) cluster.checkpoint_warm_up = *v;
     } else if (e.key == "local-disk-bandwidth" || e.key == "heap-snapshot-rate") {
       const auto v = detail::read_rate(ctx, e.value, true);
       if (v && *v <= 0)
@@ -169,6 +164,11 @@ void read_cluster(Context& ctx, const Node& map, model::ClusterSpec& cluster) {
       unknown_key(ctx, e, "cluster", keys);
     }
   }
+  if (storage == nullptr)
+    detail::read_checkpoint_storage(ctx, nullptr, map.loc, flink, cluster.checkpoint_storage);
+  else if (const Node* values = section(ctx, *storage))
+    detail::read_checkpoint_storage(ctx, values, storage->key_loc, flink,
+                                    cluster.checkpoint_storage);
 }
 
 // ---- jobmanager:
@@ -760,6 +760,10 @@ void read_timeline(Context& ctx, const Entry& entry, const model::JobSpec& job,
 
 model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expectations) {
   model::Scenario scenario;
+  // A scenario file's cluster spreads as a real one does (docs/scenario-format.md, "Checkpoint
+  // storage and RPCs"); a Scenario built in code keeps fixed latencies.
+  scenario.cluster.rpc_latency = kRpcLatency;
+  scenario.cluster.checkpoint_warm_up = kCheckpointWarmUp;
   std::optional<int> default_parallelism;
   const Entry* flink = nullptr;
   const Entry* cluster = nullptr;
@@ -819,8 +823,11 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   } else {
     model::resolve_defaults(scenario.flink, false, false);
   }
-  if (cluster != nullptr)
-    if (const Node* map = section(ctx, *cluster)) read_cluster(ctx, *map, scenario.cluster);
+  if (cluster == nullptr || cluster->value.is_null())
+    detail::read_checkpoint_storage(ctx, nullptr, root.loc, scenario.flink,
+                                    scenario.cluster.checkpoint_storage);
+  else if (const Node* map = section(ctx, *cluster))
+    read_cluster(ctx, *map, scenario.flink, scenario.cluster);
   if (jobmanager != nullptr)
     if (const Node* map = section(ctx, *jobmanager))
       read_jobmanager(ctx, *map, scenario.jobmanager);

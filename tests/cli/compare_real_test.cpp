@@ -75,7 +75,7 @@ TEST_CASE("compare --real: another incident diverges, exit 3, and the first dive
       other.out,
       "The first divergence is checkpoint #1 (real id 17, simulated id 1; status differs): real "
       "triggered at 00:00:00, FAILED (CHECKPOINT_EXPIRED) after 180.1 s; simulated "
-      "triggered at 00:00:00, COMPLETED in 1.1 s."));
+      "triggered at 00:00:00, COMPLETED in 1.2 s."));
   CHECK(contains(other.out, "real: 1 checkpoint (0 completed, 1 failed), 1 failover; simulated:"));
   // Every trigger of the real job failed before it got an id (a FINISHED source subtask): the
   // seed incident's completed checkpoints are no match.
@@ -88,7 +88,7 @@ TEST_CASE("compare --real: another incident diverges, exit 3, and the first dive
       aborted.out,
       "The first divergence is checkpoint #1 (real id none, simulated id 1; status differs): real "
       "triggered at 00:00:00, FAILED (NOT_ALL_REQUIRED_TASKS_RUNNING) before it got "
-      "an id; simulated triggered at 00:00:00, COMPLETED in 1.1 s."));
+      "an id; simulated triggered at 00:00:00, COMPLETED in 1.2 s."));
 }
 
 TEST_CASE("compare --real: usage errors exit 1, a side that cannot be read exits 2") {

@@ -88,8 +88,8 @@ Scenario job(std::vector<VertexSpec> vertices) {
   s.cluster.taskmanagers = 2;
   s.cluster.slots_per_taskmanager = 1;
   s.cluster.deploy_time = milliseconds(10);
-  s.cluster.rpc_latency = 0;
-  s.cluster.checkpoint_storage.latency = 0;
+  s.cluster.rpc_latency = model::LatencyDistribution::fixed(0);
+  s.cluster.checkpoint_storage.latency = model::LatencyDistribution::fixed(0);
   s.job.vertices = std::move(vertices);
   return s;
 }

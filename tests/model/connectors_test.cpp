@@ -553,7 +553,7 @@ TEST_CASE("Kafka: a failure between a checkpoint's completion and its notificati
   // before notifyCheckpointComplete(6) arrives. The restart waits 30 s: at ~89 s the restored
   // committable of checkpoint 6 (opened ~48 s) is ~41 s old.
   const std::string failure =
-      "cluster: {rpc-latency: 2 s}\n"
+      "cluster: {rpc-latency: 2 s, rpc-latency-spread: 0}\n"
       "timeline: [{at: 58500 ms, do: fail-task, vertex: \"Sink: out\"}]\n";
   const run::RunResult in_time = run_text(kafka_pipeline("60 s", failure));
   CHECK(in_time.lost_records == 0);

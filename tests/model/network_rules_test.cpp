@@ -23,8 +23,8 @@ Scenario two_sources_one_sink() {
   s.cluster.taskmanagers = 2;
   s.cluster.slots_per_taskmanager = 1;
   s.cluster.deploy_time = core::milliseconds(10);
-  s.cluster.rpc_latency = 0;
-  s.cluster.checkpoint_storage.latency = core::milliseconds(1);
+  s.cluster.rpc_latency = model::LatencyDistribution::fixed(0);
+  s.cluster.checkpoint_storage.latency = model::LatencyDistribution::fixed(core::milliseconds(1));
   VertexSpec source;
   source.name = "Source";
   source.parallelism = 2;
@@ -331,7 +331,7 @@ TEST_CASE("snapshots: concurrent uploads share the checkpoint storage bandwidth"
   s.job.vertices[0].state_size = 10 * 1024 * 1024;
   s.job.vertices[1].cost_per_record = core::microseconds(1);
   s.cluster.checkpoint_storage.bandwidth_bytes_per_second = 10.0 * 1024 * 1024;
-  s.cluster.checkpoint_storage.latency = 0;
+  s.cluster.checkpoint_storage.latency = model::LatencyDistribution::fixed(0);
   Harness h(std::move(s));
   h.trigger(1);
   h.run_for(core::seconds(10));

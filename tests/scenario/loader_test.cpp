@@ -283,9 +283,9 @@ timeline:
   CHECK(s.cluster.taskmanagers == 2);
   CHECK(s.cluster.slots_per_taskmanager == 4);
   CHECK(s.cluster.checkpoint_storage.bandwidth_bytes_per_second == Approx(100.0 * 1024 * 1024));
-  CHECK(s.cluster.checkpoint_storage.latency == core::milliseconds(20));
+  CHECK(s.cluster.checkpoint_storage.latency.median == core::milliseconds(20));
   CHECK(s.cluster.deploy_time == core::seconds(2));
-  CHECK(s.cluster.rpc_latency == core::milliseconds(3));
+  CHECK(s.cluster.rpc_latency.median == core::milliseconds(3));
   REQUIRE(s.jobmanager.master_steps.size() == 2);
   CHECK(s.jobmanager.master_steps[0].name == "Enumerator");  // coordinators before hooks
   CHECK_FALSE(s.jobmanager.master_steps[0].is_hook);
@@ -365,7 +365,7 @@ flink:
   CHECK(s.job.vertices[0].records_per_second == Approx(7.0));
   CHECK(s.job.vertices[1].ship == model::ShipStrategy::rebalance);
   CHECK(s.flink.version == model::FlinkVersion::v1_19);
-  CHECK(s.cluster.checkpoint_storage.latency == core::milliseconds(5));
+  CHECK(s.cluster.checkpoint_storage.latency.median == core::milliseconds(5));
 }
 
 TEST_CASE("a bad --set value is reported at its position in the override") {

@@ -13,7 +13,9 @@
 namespace ckptsim::model {
 
 SubtaskCheckpointCoordinator::SubtaskCheckpointCoordinator(TaskExecutor& executor)
-    : TaskPart(executor), storage_(sim_, scenario_.cluster.checkpoint_storage, *this) {}
+    : TaskPart(executor),
+      storage_(sim_, scenario_.cluster.checkpoint_storage, *this,
+               core::RandomStream(scenario_.seed, "checkpoint-storage")) {}
 
 void SubtaskCheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t a) {
   switch (static_cast<Event>(kind)) {
@@ -236,8 +238,15 @@ void SubtaskCheckpointCoordinator::send_ack(int id) {
   for (const auto& sink : x_.sinks(s.vertex)) sink->snapshot_state(s.index, ack.state);
   acks_.push_back(ack);
   s.upload_token = acks_.size() - 1;
-  // Uploads share the checkpoint storage's bandwidth with every other upload in flight.
-  storage_.start_upload(state_upload + phase.persisted_bytes, s.upload_token);
+  // Uploads share the checkpoint storage's bandwidth with every other upload in flight. State
+  // under the inline threshold makes no request (FsCheckpointStateOutputStream returns a
+  // ByteStreamStateHandle; JobManagerCheckpointStorage's profile has no latency at all). The
+  // first checkpoint of a submission pays the warm-up.
+  const std::int64_t bytes = state_upload + phase.persisted_bytes;
+  const bool request = bytes >= scenario_.flink.inline_threshold;
+  if (cold_checkpoint_ < 0) cold_checkpoint_ = cp;
+  storage_.start_upload(bytes, s.upload_token, request,
+                        cp == cold_checkpoint_ ? scenario_.cluster.checkpoint_warm_up : 0);
 }
 
 void SubtaskCheckpointCoordinator::upload_finished(std::uint64_t token) {
@@ -246,7 +255,7 @@ void SubtaskCheckpointCoordinator::upload_finished(std::uint64_t token) {
   // AsyncCheckpointRunnable runs from the end of the sync part until the uploads finish (the
   // subtask may have started the next checkpoint's sync part meanwhile).
   ack.metrics.async_duration = sim_.now() - ack.sync_end;
-  sim_.schedule_in(scenario_.cluster.rpc_latency, this, kAckArrives, token);
+  sim_.schedule_in(x_.rpc_delay(ack.subtask, false), this, kAckArrives, token);
 }
 
 }  // namespace ckptsim::model

@@ -43,6 +43,8 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
   void resize(std::size_t subtasks) { sync_phases_.resize(subtasks); }
   // A new attempt of every task, or every task cancelled: uploads in flight are dropped.
   void reset() { storage_.cancel_all(); }
+  // A new submission: its first checkpoint pays the storage's cold start again.
+  void job_submitted() { cold_checkpoint_ = -1; }
   std::int64_t upload_remaining(std::uint64_t token) const { return storage_.remaining_bytes(token); }
   double bandwidth_per_upload() const { return storage_.bandwidth_per_upload(); }
 
@@ -84,6 +86,7 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
   CheckpointStorage storage_;
   std::vector<SyncPhase> sync_phases_;  // per subtask
   std::vector<PendingAck> acks_;
+  std::int64_t cold_checkpoint_ = -1;  // the first checkpoint of this submission (-1: none yet)
   std::vector<std::pair<std::uint64_t, std::int64_t>> timers_;  // (subtask arg, checkpoint)
   std::vector<PrepareFailure> prepare_failures_;
 };

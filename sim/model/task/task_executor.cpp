@@ -29,7 +29,8 @@ TaskExecutor::TaskExecutor(core::Simulation& sim, const Scenario& scenario, Obse
       network_(*this),
       tasks_(*this),
       barriers_(*this),
-      snapshots_(*this) {
+      snapshots_(*this),
+      rpc_rng_(scenario.seed, "rpc") {
   const auto& vertices = scenario.job.vertices;
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     vertex_first_.push_back(static_cast<int>(subtasks_.size()));
@@ -48,6 +49,17 @@ TaskExecutor::TaskExecutor(core::Simulation& sim, const Scenario& scenario, Obse
 }
 
 Subtask& TaskExecutor::at(int id) { return subtasks_[static_cast<std::size_t>(id)]; }
+
+Duration TaskExecutor::rpc_delay(int id, bool to_task) {
+  const LatencyDistribution& latency = scenario_.cluster.rpc_latency;
+  if (latency.is_fixed()) return latency.median;  // in order anyway
+  const auto tm = static_cast<std::size_t>(std::max(0, at(id).taskmanager));
+  std::vector<SimTime>& last = rpc_last_[to_task ? 0 : 1];
+  if (last.size() <= tm) last.resize(tm + 1, 0);
+  const SimTime arrival = std::max(sim_.now() + latency.sample(rpc_rng_), last[tm]);
+  last[tm] = arrival;
+  return arrival - sim_.now();
+}
 const Subtask& TaskExecutor::at(int id) const { return subtasks_[static_cast<std::size_t>(id)]; }
 const Channel& TaskExecutor::channel(int id) const {
   return network_.channels_[static_cast<std::size_t>(id)];
@@ -346,7 +358,7 @@ void TaskExecutor::deploy(const CompletedCheckpoint* restored) {
     // Restore reads the state back from checkpoint storage.
     const double bandwidth = std::max(1.0, cluster.checkpoint_storage.bandwidth_bytes_per_second);
     const Duration restore =
-        restored ? cluster.checkpoint_storage.latency +
+        restored ? cluster.checkpoint_storage.latency.median +
                        static_cast<Duration>(static_cast<double>(s.state_size) / bandwidth * 1e9)
                  : 0;
     sim_.schedule_in(cluster.deploy_time + restore, this, kStateTransition,
@@ -372,7 +384,7 @@ void TaskExecutor::cancel() {
       continue;
     set_state(s, ExecutionState::canceling);
     any = true;
-    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kStateTransition,
+    sim_.schedule_in(rpc_delay(static_cast<int>(id), true), this, kStateTransition,
                      arg(static_cast<int>(id)) |
                          (static_cast<std::uint64_t>(ExecutionState::canceled) << 24));
   }
@@ -420,7 +432,7 @@ void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
     if (!is_source_task(subtasks_[i].vertex) || subtasks_[i].state == ExecutionState::finished)
       continue;
     trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
-    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kTriggerArrives,
+    sim_.schedule_in(rpc_delay(static_cast<int>(i), true), this, kTriggerArrives,
                      trigger_rpcs_.size() - 1);
   }
 }
@@ -431,14 +443,16 @@ void TaskExecutor::notify_checkpoint_complete(std::int64_t id) {
     if (c.source) c.source->notify_checkpoint_complete(id);
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     notify_rpcs_.push_back({static_cast<int>(i), generation_, id, true});
-    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kNotifyArrives, notify_rpcs_.size() - 1);
+    sim_.schedule_in(rpc_delay(static_cast<int>(i), true), this, kNotifyArrives,
+                     notify_rpcs_.size() - 1);
   }
 }
 
 void TaskExecutor::notify_checkpoint_aborted(std::int64_t id) {
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     notify_rpcs_.push_back({static_cast<int>(i), generation_, id, false});
-    sim_.schedule_in(scenario_.cluster.rpc_latency, this, kNotifyArrives, notify_rpcs_.size() - 1);
+    sim_.schedule_in(rpc_delay(static_cast<int>(i), true), this, kNotifyArrives,
+                     notify_rpcs_.size() - 1);
   }
 }
 
@@ -473,6 +487,7 @@ void TaskExecutor::system_action(const TimelineAction& action) {
 }
 
 void TaskExecutor::job_submitted() {
+  snapshots_.job_submitted();
   for (const auto& system : connectors_.systems) system->job_submitted();
 }
 
@@ -597,7 +612,7 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
         set_state(s, to);
         if (auto failure = connector_init_failure(id)) {
           init_failures_[id] = *failure;
-          sim_.schedule_in(scenario_.cluster.rpc_latency, this, kInitFailed, arg(id));
+          sim_.schedule_in(rpc_delay(id, false), this, kInitFailed, arg(id));
         }
       } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
         switch_to_running(id);

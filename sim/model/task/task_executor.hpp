@@ -86,6 +86,10 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // Finishes every subtask (after a stop-with-savepoint completed).
   void finish();
 
+  // How long a message between the JobMaster and subtask `id`'s TaskExecutor takes from now: a
+  // latency drawn from the cluster's distribution, but never before an earlier message of the
+  // same direction to (or from) the same TaskManager, as Pekko delivers one sender's messages.
+  Duration rpc_delay(int id, bool to_task);
   // JobManager -> TaskExecutor RPCs (arrive after the RPC latency).
   void trigger_checkpoint(std::int64_t id, SimTime timestamp, const CheckpointProperties& props);
   void notify_checkpoint_complete(std::int64_t id);
@@ -211,6 +215,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   std::vector<TriggerRpc> trigger_rpcs_;
   std::vector<NotifyRpc> notify_rpcs_;
   std::map<int, ConnectorException> init_failures_;  // per subtask
+  core::RandomStream rpc_rng_;
+  std::vector<SimTime> rpc_last_[2];  // per TaskManager: the last arrival to it, from it
 };
 
 // TaskPart's accessors.
