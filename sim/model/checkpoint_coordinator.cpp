@@ -21,6 +21,7 @@ struct CheckpointCoordinator::PendingCheckpoint {
   int master_states_pending = 0;
   bool disposed = false;
   bool finalizing = false;  // writing its _metadata file: completes whatever comes meanwhile
+  Duration store_add = 0;   // the CompletedCheckpointStore's part of its finalization
   core::EventId canceller;
   std::int64_t state_size = 0;
   std::map<std::pair<int, int>, TaskSnapshot> states;
@@ -505,22 +506,30 @@ AcknowledgeOutcome CheckpointCoordinator::receive_acknowledge(std::int64_t check
 
 void CheckpointCoordinator::maybe_complete(PendingCheckpoint& pc) {
   if (!pc.fully_acknowledged() || pc.finalizing) return;
-  if (!config_.metadata_storage) {
+  // PendingCheckpoint.finalizeCheckpoint writes the _metadata file (one request to the
+  // checkpoint storage, about 1 kB plus a state handle per task) under the coordinator lock and
+  // takes the completion timestamp after it: the write is part of checkpointDuration. Then
+  // addCompletedCheckpointToStoreAndSubsumeOldest: the log's finalizationTime.
+  Duration write = 0;
+  if (config_.metadata_storage) {
+    const CheckpointStorageSpec& storage = *config_.metadata_storage;
+    const double bytes = 1024.0 + 256.0 * static_cast<double>(pc.tasks.size());
+    write = storage.latency.sample(config_.completion_rng) +
+            static_cast<Duration>(bytes / std::max(1.0, storage.bandwidth_bytes_per_second) * 1e9);
+  }
+  const Duration store_add = config_.store_latency.sample(config_.completion_rng);
+  if (write + store_add <= 0) {
     complete_pending_checkpoint(pc);
     return;
   }
-  // PendingCheckpoint.finalizeCheckpoint writes the _metadata file (one request to the
-  // checkpoint storage, about 1 kB plus a state handle per task) under the coordinator lock, and
-  // the completion timestamp is taken after it: the write is part of checkpointDuration. The
-  // canceller that fires meanwhile waits for the lock and finds the checkpoint disposed.
-  const CheckpointStorageSpec& storage = *config_.metadata_storage;
-  const double bytes = 1024.0 + 256.0 * static_cast<double>(pc.tasks.size());
-  Duration write = storage.latency.sample(config_.metadata_rng) +
-                   static_cast<Duration>(
-                       bytes / std::max(1.0, storage.bandwidth_bytes_per_second) * 1e9);
+  // The canceller that fires meanwhile waits for the lock and finds the checkpoint disposed.
+  // Finalizations hold the lock one after the other: a checkpoint fully acknowledged while
+  // another is being finalized starts after it, and they complete in that order.
   pc.finalizing = true;
+  pc.store_add = store_add;
   sim_.cancel(pc.canceller);
-  sim_.schedule_in(write, this, kMetadataWritten, static_cast<std::uint64_t>(pc.id));
+  finalized_until_ = std::max(finalized_until_, sim_.now()) + write + store_add;
+  sim_.schedule_at(finalized_until_, this, kMetadataWritten, static_cast<std::uint64_t>(pc.id));
 }
 
 std::string CheckpointCoordinator::external_path(const PendingCheckpoint& pc) const {
@@ -533,12 +542,13 @@ std::string CheckpointCoordinator::external_path(const PendingCheckpoint& pc) co
   return config_.checkpoints_dir + "/" + config_.job_id + "/chk-" + std::to_string(pc.id);
 }
 
-void CheckpointCoordinator::complete_pending_checkpoint(PendingCheckpoint& pc) {
+void CheckpointCoordinator::complete_pending_checkpoint(PendingCheckpoint& pc,
+                                                        Duration store_add) {
   const std::int64_t id = pc.id;
   CompletedCheckpoint completed;
   completed.id = id;
   completed.timestamp = pc.timestamp;
-  completed.completion_time = sim_.now();
+  completed.completion_time = sim_.now() - store_add;
   completed.props = pc.props;
   completed.state_size = pc.state_size;
   completed.external_path = external_path(pc);
@@ -588,7 +598,7 @@ void CheckpointCoordinator::complete_pending_checkpoint(PendingCheckpoint& pc) {
   last_completion_ = sim_.now();
   observer_.checkpoint_completed(sim_.now(), id, completed.state_size,
                                  completed.completion_time - completed.timestamp,
-                                 config_.finalization_time, completed.external_path);
+                                 store_add, completed.external_path);
   if (!props.is_savepoint() || props.synchronous) {
     drop_subsumed_checkpoints(id);
     gateway_.notify_checkpoint_complete(id, completed.timestamp);
@@ -774,7 +784,8 @@ void CheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t arg) {
     case kExecuteQueuedRequest: execute_queued_request(); break;
     case kMetadataWritten: {
       auto it = pending_.find(static_cast<std::int64_t>(arg));
-      if (it != pending_.end() && it->second->finalizing) complete_pending_checkpoint(*it->second);
+      if (it != pending_.end() && it->second->finalizing)
+        complete_pending_checkpoint(*it->second, it->second->store_add);
       break;
     }
     case kAbortAfterRpcFailure: {

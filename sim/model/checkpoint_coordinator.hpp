@@ -119,12 +119,12 @@ struct CheckpointCoordinatorConfig {
   // scheduleTriggerRequest lets executeQueuedRequest run (PendingCheckpoint.abort, the failure
   // manager's WARN with its stack trace, sendAbortedMessages).
   Duration abort_handling = 0;
-  Duration finalization_time = 0;    // metadata write at completion
   // Where finalizeCheckpoint writes the _metadata file (none: kept in memory, as
-  // JobManagerCheckpointStorage without a checkpoint directory does), and the random stream of
-  // its request latencies.
+  // JobManagerCheckpointStorage without a checkpoint directory does), how long adding the
+  // completed checkpoint to the CompletedCheckpointStore takes, and the random stream of both.
   std::optional<CheckpointStorageSpec> metadata_storage;
-  core::RandomStream metadata_rng{0, std::uint64_t{0}};
+  LatencyDistribution store_latency;
+  core::RandomStream completion_rng{0, std::uint64_t{0}};
 };
 
 class CheckpointCoordinator final : public core::EventHandler,
@@ -239,7 +239,9 @@ class CheckpointCoordinator final : public core::EventHandler,
   void on_trigger_failure_without_pending(const CheckpointException& ex);
   void on_trigger_failure(PendingCheckpoint* pc, const CheckpointException& ex);
   void maybe_complete(PendingCheckpoint& pc);
-  void complete_pending_checkpoint(PendingCheckpoint& pc);
+  // `store_add`: how long addCompletedCheckpointToStoreAndSubsumeOldest took before now (the
+  // log's finalizationTime; the completion timestamp is that much earlier).
+  void complete_pending_checkpoint(PendingCheckpoint& pc, Duration store_add = 0);
   void abort_pending_checkpoint(PendingCheckpoint& pc, const CheckpointException& ex,
                                 std::optional<TaskRef> attempt = std::nullopt);
   void handle_failure(PendingCheckpoint* pc, const CheckpointProperties& props,
@@ -262,6 +264,7 @@ class CheckpointCoordinator final : public core::EventHandler,
   CheckpointCoordinatorGateway& gateway_;
   Observer& observer_;
   core::RandomStream rng_;
+  SimTime finalized_until_ = 0;  // the coordinator lock is held by finalizations until then
   CheckpointFailureManager failure_manager_;
   CheckpointRequestDecider decider_;
   // The JobMaster's main thread; a coordinator built alone (tests) has one of its own.

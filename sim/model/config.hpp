@@ -126,6 +126,9 @@ struct ClusterSpec {
   // longer (class loading and JIT of the snapshot path in a fresh job; calibrated against a real
   // job whose first checkpoints took 60 ms more than the others, docs/scenario-format.md).
   Duration checkpoint_warm_up = 0;
+  // StandaloneCompletedCheckpointStore.addCheckpointAndSubsumeOldestOne and the subsumption after
+  // it: the log's finalizationTime (real logs show 0-2 ms).
+  LatencyDistribution completed_checkpoint_store_latency;
   // The synchronous part of a snapshot by state backend (see TaskExecutor::sync_duration): the
   // local disk a RocksDB memtable flush writes to, and how much heap state a HashMapStateBackend
   // copy-on-write snapshot (a shallow copy of its tables) covers per second.

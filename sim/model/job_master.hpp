@@ -72,7 +72,7 @@ class JobMaster final : public core::EventHandler,
  private:
   enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kStopFailed,
                                kRandomFailure, kHeartbeatTimeout, kFailureHandled,
-                               kRestartTasks };
+                               kRestartTasks, kCoordinatorsCompleted, kCoordinatorsAborted };
   // A failure waiting for the main thread: a global one (failGlobal), a task's (the failed
   // task), or failJobDueToTaskFailure's (failGlobalIfExecutionIsStillRunning of `attempt`).
   struct Failure {

@@ -178,6 +178,10 @@ class Observer {
   virtual void task_sample(SimTime, TaskRef, const TaskSample&) {}
   // notifyCheckpointComplete / notifyCheckpointAborted ran in a task's mailbox.
   virtual void task_notified(SimTime, TaskRef, std::int64_t /*id*/, bool /*complete*/) {}
+  // The SourceCoordinator of the FLIP-27 source `source` (its operator name) was told that
+  // checkpoint `id` completed or was aborted.
+  virtual void source_coordinator_notified(SimTime, std::int64_t /*id*/,
+                                           const std::string& /*source*/, bool /*complete*/) {}
 };
 
 }  // namespace ckptsim::model

@@ -13,6 +13,8 @@ constexpr const char* kFailureManager =
     "org.apache.flink.runtime.checkpoint.CheckpointFailureManager";
 constexpr const char* kDecider = "org.apache.flink.runtime.checkpoint.CheckpointRequestDecider";
 constexpr const char* kJobMaster = "org.apache.flink.runtime.jobmaster.JobMaster";
+constexpr const char* kSourceCoordinator =
+    "org.apache.flink.runtime.source.coordinator.SourceCoordinator";
 constexpr const char* kExecutionGraph = "org.apache.flink.runtime.executiongraph.ExecutionGraph";
 constexpr const char* kDispatcher = "org.apache.flink.runtime.dispatcher.StandaloneDispatcher";
 constexpr const char* kCheckpointException =
@@ -294,6 +296,13 @@ void Recorder::checkpoint_completed(SimTime t, std::int64_t id, std::int64_t byt
                   "finalizationTime={} ms).",
                   id, result_.job_id, bytes, core::to_millis(duration),
                   core::to_millis(finalization)));
+}
+
+void Recorder::source_coordinator_notified(SimTime t, std::int64_t id, const std::string& source,
+                                           bool complete) {
+  log(t, LogLevel::info, kSourceCoordinator,
+      fmt::format("Marking checkpoint {} as {} for source {}.", id,
+                  complete ? "completed" : "aborted", source));
 }
 
 void Recorder::checkpoint_expired(SimTime t, std::int64_t id) {

@@ -26,6 +26,8 @@ class Recorder final : public model::Observer {
                           model::ExecutionState to) override;
   void checkpoint_triggered(SimTime, const model::CheckpointStart&) override;
   void checkpoint_acknowledged(SimTime, std::int64_t id, const model::SubtaskAck&) override;
+  void source_coordinator_notified(SimTime, std::int64_t id, const std::string& source,
+                                   bool complete) override;
   void checkpoint_completed(SimTime, std::int64_t id, std::int64_t bytes, Duration duration,
                             Duration finalization, const std::string& path) override;
   void checkpoint_expired(SimTime, std::int64_t id) override;

@@ -17,6 +17,8 @@ using detail::unknown_key;
 // Calibrated against the real jobs of scenarios/calibration/.
 const model::LatencyDistribution kRpcLatency{core::milliseconds(2), 0.8, 0, 0, 0};
 constexpr core::Duration kCheckpointWarmUp = core::milliseconds(60);
+// finalizationTime=0 ms and 1 ms in a real 1.18.1 log (doris#45965).
+const model::LatencyDistribution kStoreLatency{core::microseconds(600), 0.6, 0, 0, 0};
 
 const char* const kMinimalJobHint = "a minimal job is 'job: {vertices: [{name: Source}]}'";
 
@@ -764,6 +766,7 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   // storage and RPCs"); a Scenario built in code keeps fixed latencies.
   scenario.cluster.rpc_latency = kRpcLatency;
   scenario.cluster.checkpoint_warm_up = kCheckpointWarmUp;
+  scenario.cluster.completed_checkpoint_store_latency = kStoreLatency;
   std::optional<int> default_parallelism;
   const Entry* flink = nullptr;
   const Entry* cluster = nullptr;

@@ -538,6 +538,35 @@ TEST_CASE("seed incident: the expiry-failover lines are the seed log's (Flink 1.
   CHECK(r.log[triggering4].message.rfind("Triggering checkpoint 4 (", 0) == 0);
 }
 
+TEST_CASE("SourceCoordinator.notifyCheckpointComplete/Aborted: 'Marking checkpoint N as "
+          "completed/aborted for source S.' through the JobMaster main thread "
+          "(OperatorCoordinatorHolder), an abort after the failGlobal it caused",
+          "[e2e][seed]") {
+  const run::RunResult r = tests::run_file("scenarios/seed/doris-cdc-table-swap.yaml");
+  const std::string source = "Source: MySQL CDC Source";
+  std::size_t completed = 0, marked = 0;
+  REQUIRE(find_log(r, "Completed checkpoint 1 for job", 0, &completed));
+  const run::LogRecord* mark =
+      find_log(r, "Marking checkpoint 1 as completed for source " + source + ".", 0, &marked);
+  REQUIRE(mark != nullptr);
+  CHECK(marked > completed);
+  CHECK(mark->logger == "org.apache.flink.runtime.source.coordinator.SourceCoordinator");
+  CHECK(mark->time - r.log[completed].time == core::milliseconds(1));  // doris#45965's 1 ms
+  // The expired checkpoint 3: the seed log has no SourceCoordinator line between the WARN and
+  // "1 tasks will be restarted"; the abort reaches the coordinator after that.
+  std::size_t warn = 0, restarted = 0, aborted = 0;
+  REQUIRE(find_log(r, "Failed to trigger or complete checkpoint 3 ", 0, &warn));
+  REQUIRE(find_log(r, "1 tasks will be restarted", warn, &restarted));
+  REQUIRE(find_log(r, "Marking checkpoint 3 as aborted for source " + source + ".", 0, &aborted));
+  CHECK(aborted > restarted);
+  // A legacy SourceFunction has no coordinator.
+  const run::RunResult legacy = tests::run_file(
+      "scenarios/examples/stalled-sink.yaml", {"job.vertices[0].source-api=legacy"});
+  CHECK(find_log(legacy, "Marking checkpoint", 0) == nullptr);
+  const run::RunResult flip27 = tests::run_file("scenarios/examples/stalled-sink.yaml");
+  CHECK(find_log(flip27, "Marking checkpoint 1 as completed", 0) != nullptr);
+}
+
 TEST_CASE("DefaultScheduler.restartTasksWithDelay: a task failure logs 'N tasks will be restarted "
           "to recover the failed task <ExecutionAttemptID>.' under the JobMaster logger, and no "
           "RestartPipelinedRegionFailoverStrategy lines (removed in 1.16, FLINK-28137)",

@@ -437,6 +437,18 @@ void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   }
 }
 
+void TaskExecutor::notify_source_coordinators(std::int64_t id, bool complete) {
+  // Every FLIP-27 source has a SourceCoordinator; its notifyCheckpointComplete/Aborted logs
+  // "Marking checkpoint {} as completed/aborted for source {}.".
+  for (const VertexSpec& v : scenario_.job.vertices) {
+    const bool flip27 = !v.legacy_source && (!v.mysql_cdc || v.mysql_cdc->incremental_snapshot);
+    if (v.input || !flip27) continue;
+    observer_.source_coordinator_notified(sim_.now(), id,
+                                          v.operators.empty() ? v.name : v.operators.front(),
+                                          complete);
+  }
+}
+
 void TaskExecutor::notify_checkpoint_complete(std::int64_t id) {
   // OperatorCoordinator.notifyCheckpointComplete on the JobManager first.
   for (auto& c : connectors_.vertices)

@@ -94,6 +94,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   void trigger_checkpoint(std::int64_t id, SimTime timestamp, const CheckpointProperties& props);
   void notify_checkpoint_complete(std::int64_t id);
   void notify_checkpoint_aborted(std::int64_t id);
+  // The FLIP-27 sources' SourceCoordinators learn that checkpoint `id` completed or aborted.
+  void notify_source_coordinators(std::int64_t id, bool complete);
 
   // Timeline: an operation on an external system (Doris tables, load rejections).
   void system_action(const TimelineAction& action);
