@@ -46,6 +46,10 @@ void add_limit_options(CLI::App& cmd, Limits& limits) {
          },
          "Refuse a run whose estimated memory is larger (default: 8 GiB)")
       ->type_name("SIZE");
+  cmd.add_option("--flink-conf", limits.load.flink_conf,
+                 "A real Flink configuration file (flink-conf.yaml, or config.yaml of 1.19+) laid "
+                 "under the scenario's flink block; the scenario's keys win. Repeatable")
+      ->type_name("FILE");
 }
 
 std::optional<std::string> too_big(const model::Scenario& scenario, const Limits& limits) {

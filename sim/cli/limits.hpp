@@ -32,7 +32,8 @@ struct Limits {
 // A seed: a whole number from 0 to 2^64-1 (CLI11 would turn -1 into 2^64-1 silently).
 extern const CLI::Validator kSeedCheck;
 
-// Adds --max-input-size and --max-memory to `cmd`.
+// Adds --max-input-size, --max-memory and --flink-conf (what every scenario is read with) to
+// `cmd`.
 void add_limit_options(CLI::App& cmd, Limits& limits);
 
 // Why `scenario` would not fit in limits.max_memory, or nullopt when it fits.

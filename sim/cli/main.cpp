@@ -63,6 +63,7 @@ struct RunOptions {
   bool trace = false;
   std::string trace_window;
   std::optional<double> max_wall_seconds;
+  bool verbose = false;
   Limits limits;
 };
 
@@ -111,6 +112,7 @@ int run_command(RunOptions& o) {
   }
   const LoadResult loaded = load(o.scenario_path, o.sets, o.limits);
   if (!loaded.ok()) return report_errors(loaded);
+  if (o.verbose) ckptsim::cli::report_notes(loaded);
   report_warnings(loaded);
   if (const auto why = ckptsim::cli::too_big(*loaded.scenario, o.limits)) {
     std::cerr << "ckptsim run: error: " << *why << "\n";
@@ -147,6 +149,7 @@ struct ValidateOptions {
   std::string path;
   std::vector<std::string> sets;
   bool strict = false;
+  bool verbose = false;
   Limits limits;
 };
 
@@ -160,6 +163,7 @@ int validate_command(const ValidateOptions& o) {
     loaded.warnings.clear();
   }
   if (!loaded.ok()) return report_errors(loaded);
+  if (o.verbose) ckptsim::cli::report_notes(loaded);
   report_warnings(loaded);
   if (const auto why = ckptsim::cli::too_big(*loaded.scenario, o.limits)) {
     std::cerr << o.path << ": error: " << *why << "\n";
@@ -190,6 +194,8 @@ int main_checked(int argc, char** argv, std::string& doing) {
                       "Override a value: KEY=VALUE, e.g. execution.checkpointing.timeout=5min")
       ->take_all();
   run_cmd->add_flag("--quiet,-q", run.quiet, "Do not print the story");
+  run_cmd->add_flag("--verbose,-v", run.verbose,
+                    "Also list each Flink option accepted without effect on checkpointing");
   run_cmd->add_flag("--report", run.report,
                     "Also write --out/report.html, one self-contained HTML file with charts");
   run_cmd->add_flag("--trace", run.trace,
@@ -212,6 +218,8 @@ int main_checked(int argc, char** argv, std::string& doing) {
   validate_cmd->add_flag("--strict", validate.strict,
                          "Treat warnings (options that have no effect in the simulation) as "
                          "errors");
+  validate_cmd->add_flag("--verbose,-v", validate.verbose,
+                         "Also list each Flink option accepted without effect on checkpointing");
   ckptsim::cli::add_limit_options(*validate_cmd, validate.limits);
 
   std::string help_topic;

@@ -32,6 +32,10 @@ int report_errors(const scenario::LoadResult& loaded) {
   return kExitScenarioErrors;
 }
 
+void report_notes(const scenario::LoadResult& loaded) {
+  std::cerr << scenario::format_diagnostics(loaded.notes);
+}
+
 void report_warnings(const scenario::LoadResult& loaded) {
   if (loaded.warnings.empty()) return;
   std::cerr << scenario::format_diagnostics(loaded.warnings)

@@ -17,5 +17,7 @@ scenario::LoadResult load(const std::string& path, const std::vector<std::string
 int report_errors(const scenario::LoadResult& loaded);
 // Prints the warnings, if any, on stderr.
 void report_warnings(const scenario::LoadResult& loaded);
+// Prints the notes (--verbose: each Flink option accepted without effect) on stderr.
+void report_notes(const scenario::LoadResult& loaded);
 
 }  // namespace ckptsim::cli

@@ -79,8 +79,10 @@ std::string scenario_inputs(const fs::path& path, std::int64_t max_bytes, int de
   if (depth > 8) return all;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("base:", 0) != 0) continue;
-    std::string base = line.substr(5);
+    // A `base:` scenario and a `flink-conf:` file are inputs too (the one-line forms).
+    const bool conf = line.rfind("flink-conf:", 0) == 0;
+    if (line.rfind("base:", 0) != 0 && !conf) continue;
+    std::string base = line.substr(conf ? 11 : 5);
     base.erase(0, base.find_first_not_of(" \t"));
     base.erase(base.find_last_not_of(" \t\r") + 1);
     if (base.size() >= 2 && (base.front() == '"' || base.front() == '\''))
@@ -300,6 +302,8 @@ SweepPoints run_points(const SweepSpec& spec, const std::string& command_name) {
       if (index % spec.shard_count != spec.shard_index) continue;
       PointTask task{setting, spec.first_seed + k, {}};
       std::string identity = "ckptsim point v2\n" + inputs[setting];
+      for (const std::string& conf : spec.limits.load.flink_conf)
+        identity += "--flink-conf " + scenario_inputs(conf, spec.limits.load.max_input_bytes, 9);
       for (const std::string& o : spec.settings[setting].overrides) identity += "--set " + o + "\n";
       identity += "seed " + std::to_string(task.seed) + "\n";
       task.file = points_dir / (content_hash(identity) + ".json");

@@ -85,6 +85,8 @@ struct FlinkConfig {
   // state.storage.fs.memory-threshold: state chunks smaller than this go inline into the
   // acknowledgement and the _metadata file, with no request to the checkpoint storage.
   std::int64_t inline_threshold = 20 * 1024;
+  // taskmanager.numberOfTaskSlots: the default of cluster.slots-per-taskmanager.
+  std::optional<int> task_slots;
   int web_checkpoints_history = 10;
   Duration buffer_timeout = core::milliseconds(100);     // execution.buffer-timeout
   Duration heartbeat_timeout = core::seconds(50);        // heartbeat.timeout

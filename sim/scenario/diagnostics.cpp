@@ -10,7 +10,9 @@ namespace ckptsim::scenario {
 std::string format_diagnostic(const Diagnostic& d) {
   std::string out = d.file;
   if (d.line > 0) out += ':' + std::to_string(d.line) + ':' + std::to_string(d.column);
-  out += d.severity == Diagnostic::Severity::warning ? ": warning: " : ": error: ";
+  out += d.severity == Diagnostic::Severity::warning ? ": warning: "
+         : d.severity == Diagnostic::Severity::note  ? ": note: "
+                                                      : ": error: ";
   out += d.message + '\n';
   if (d.line > 0 && !d.source_line.empty()) {
     std::string gutter = std::to_string(d.line);
@@ -132,6 +134,18 @@ void Context::warning(const Loc& loc, std::string message, std::string hint) {
   }
   d.severity = Diagnostic::Severity::warning;
   warnings_.push_back({loc.source, std::move(d)});
+}
+
+void Context::note(const Loc& loc, std::string message) {
+  Diagnostic d;
+  if (known_source(loc)) {
+    d = located(loc, std::move(message), "");
+  } else {
+    d.file = "?";
+    d.message = std::move(message);
+  }
+  d.severity = Diagnostic::Severity::note;
+  notes_.push_back({loc.source, std::move(d)});
 }
 
 void Context::error_without_location(std::string file, std::string message, std::string hint) {

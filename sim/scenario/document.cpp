@@ -434,8 +434,11 @@ std::optional<Node> read_base(Context& ctx, const Entry& base, const std::string
   return node;
 }
 
-std::optional<Node> read_document_at(Context& ctx, std::string_view text, const std::string& name,
-                                     int depth, std::vector<std::filesystem::path>& chain) {
+// YAML text as a located map. `what` names the file in messages ("the scenario file"), `a_map`
+// is what it must be ("a scenario must be a map of keys such as 'job:'").
+std::optional<Node> parse_map(Context& ctx, std::string_view text, const std::string& name,
+                              const std::string& what, const std::string& a_map,
+                              const char* hint) {
   const int source = ctx.add_source(name, text);
   YAML::Node yaml;
   try {
@@ -454,15 +457,24 @@ std::optional<Node> read_document_at(Context& ctx, std::string_view text, const 
     return std::nullopt;
   }
   if (yaml.IsNull() || !yaml.IsDefined()) {
-    ctx.error(Loc{source, 1, 1, 1}, "the scenario file is empty", kMinimalScenarioHint);
+    ctx.error(Loc{source, 1, 1, 1}, what + " is empty", hint);
     return std::nullopt;
   }
   Node root = convert(ctx, yaml, source, 0);
   if (!root.is_map()) {
-    ctx.error(root.loc, "a scenario must be a map of keys such as 'job:', got " + describe(root),
-              kMinimalScenarioHint);
+    ctx.error(root.loc, a_map + ", got " + describe(root), hint);
     return std::nullopt;
   }
+  return root;
+}
+
+std::optional<Node> read_document_at(Context& ctx, std::string_view text, const std::string& name,
+                                     int depth, std::vector<std::filesystem::path>& chain) {
+  std::optional<Node> parsed =
+      parse_map(ctx, text, name, "the scenario file",
+                "a scenario must be a map of keys such as 'job:'", kMinimalScenarioHint);
+  if (!parsed) return std::nullopt;
+  Node root = std::move(*parsed);
   drop_duplicates(ctx, root, true);
   if (Entry* flink = root.find("flink"); flink != nullptr && flink->value.is_map())
     flink->value.entries = flatten(ctx, flink->value, "");
@@ -549,6 +561,46 @@ void apply_override(Context& ctx, Node& root, const std::string& override_text) 
   apply_set(ctx, root, std::string(key), Loc{source, 1, key_column, 1}, value);
 }
 
+void add_flink_conf(Context& ctx, Node& root, const std::string& path,
+                    const std::optional<Loc>& named_at) {
+  std::string error;
+  const std::optional<std::string> text =
+      read_scenario_text(path, error, ctx.limits().max_input_bytes);
+  if (!text) {
+    const std::string message = "cannot open Flink configuration file '" + path + "': " + error;
+    const char* hint = "a flink-conf.yaml (flat keys) or config.yaml (nested, Flink 1.19+)";
+    if (named_at)
+      ctx.error(*named_at, message, hint);
+    else
+      ctx.error_without_location(path, message, hint);
+    return;
+  }
+  std::optional<Node> conf =
+      parse_map(ctx, *text, path, "the Flink configuration file",
+                "a Flink configuration file must be a map of keys such as "
+                "'execution.checkpointing.interval: 10s'",
+                "write one 'key: value' per line (flink-conf.yaml) or nested keys (config.yaml)");
+  if (!conf) return;
+  drop_duplicates(ctx, *conf, false);
+  Node merged;
+  merged.kind = Node::Kind::map;
+  merged.entries = flatten(ctx, *conf, "");
+  Entry* flink = root.find("flink");
+  if (flink == nullptr) {
+    Entry entry;
+    entry.key = "flink";
+    entry.key_loc = named_at.value_or(merged.loc);
+    entry.value = merged;
+    entry.value.loc = entry.key_loc;
+    root.entries.push_back(std::move(entry));
+    return;
+  }
+  if (!flink->value.is_map()) return;  // reported where the flink block is read
+  merge(merged, flink->value);  // the scenario's own keys win
+  merged.loc = flink->value.loc;
+  flink->value = std::move(merged);
+}
+
 }  // namespace ckptsim::scenario::detail
 
 namespace ckptsim::scenario {
@@ -556,7 +608,8 @@ namespace ckptsim::scenario {
 const std::vector<std::string>& top_level_keys() {
   static const std::vector<std::string> keys = {
       "name",       "description", "seed",     "start",  "duration", "flink", "cluster",
-      "jobmanager", "job",         "timeline", "expect", "base",     "set",   "systems"};
+      "jobmanager", "job",         "timeline", "expect", "base",     "set",   "systems",
+      "flink-conf"};
   return keys;
 }
 
@@ -594,5 +647,6 @@ std::optional<std::string> read_scenario_text(const std::string& path, std::stri
   }
   return content;
 }
+
 
 }  // namespace ckptsim::scenario

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "sim/scenario/flink_reference.hpp"
 #include "sim/scenario/internal.hpp"
 
 namespace ckptsim::scenario::detail {
@@ -366,6 +367,12 @@ const std::vector<FlinkOption>& flink_options() {
          if (const auto p = read_int(r.ctx, v, "parallelism.default", 1))
            r.default_parallelism = *p;
        }},
+      // The cluster's shape: cluster.slots-per-taskmanager, which wins when both are written.
+      {"taskmanager.numberOfTaskSlots", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) {
+         if (const auto n = read_int(r.ctx, v, "taskmanager.numberOfTaskSlots", 1))
+           r.config.task_slots = *n;
+       }},
   };
   return options;
 }
@@ -434,17 +441,42 @@ void read_flink(Context& ctx, const Node& flink, model::FlinkConfig& config,
       }
     }
   }
+  int ignored = 0;
   for (const Entry& entry : flink.entries) {
     if (entry.key == "version") continue;
     const auto& options = flink_options();
     const auto option = std::find_if(options.begin(), options.end(),
                                      [&](const FlinkOption& o) { return o.key == entry.key; });
     if (option == options.end()) {
+      // A key of Flink's own reference that does not touch checkpointing: accepted, counted.
+      const ReferenceLookup reference = look_up_flink_key(entry.key, config.version);
+      if (reference.status == ReferenceStatus::documented) {
+        ctx.note(entry.key_loc, "'" + entry.key + "' has no effect on checkpointing; ignored");
+        ++ignored;
+        continue;
+      }
+      if (reference.status == ReferenceStatus::other_versions) {
+        ctx.warning(entry.key_loc,
+                    "'" + entry.key + "' is not in Flink " + model::to_string(config.version) +
+                        "'s configuration reference (it is in " + join(reference.versions, ", ") +
+                        "'s); it has no effect here",
+                    "Flink may still read it as a deprecated key of a renamed option: check the "
+                    "release notes, or set the version the configuration was written for");
+        continue;
+      }
       // Past the error limit an error is only counted: no hint to look for (a 4 MiB file of
       // unknown keys spent 30 s on hints nobody sees).
       std::string hint;
-      if (ctx.error_count() < ctx.limits().max_errors) hint = did_you_mean(entry.key, option_names());
-      if (hint.empty()) hint = "docs/scenario-format.md lists the supported Flink options";
+      if (ctx.error_count() < ctx.limits().max_errors) {
+        std::vector<std::string> names = option_names();
+        const auto& documented = reference_keys(config.version);
+        names.insert(names.end(), documented.begin(), documented.end());
+        hint = did_you_mean(entry.key, names);
+      }
+      if (hint.empty())
+        hint = "neither ckptsim nor Flink " + std::string(model::to_string(config.version)) +
+               "'s configuration reference knows it (docs/scenario-format.md lists the options "
+               "that change the simulation)";
       ctx.error(entry.key_loc, "unknown Flink option '" + entry.key + "'", hint);
       continue;
     }
@@ -478,6 +510,12 @@ void read_flink(Context& ctx, const Node& flink, model::FlinkConfig& config,
               "unaligned checkpoints need execution.checkpointing.max-concurrent-checkpoints: 1",
               "Flink rejects the job: \"maxConcurrentCheckpoints can't be > 1 if "
               "UnalignedCheckpoints enabled\"");
+  if (ignored > 0)
+    ctx.warning(flink.loc,
+                std::to_string(ignored) + " Flink option" + (ignored == 1 ? " has" : "s have") +
+                    " no effect on checkpointing and " + (ignored == 1 ? "was" : "were") +
+                    " ignored",
+                "list them with --verbose");
   // A checkpoint directory without an explicit storage means file system storage, as in Flink.
   if (reader.dir_set && !reader.storage_set)
     config.checkpoint_storage = model::CheckpointStorageKind::filesystem;

@@ -63,6 +63,8 @@ class Context {
   void error_without_location(std::string file, std::string message, std::string hint = {});
   // An accepted key that has no effect in the simulation; it does not stop the run.
   void warning(const Loc& loc, std::string message, std::string hint = {});
+  // An accepted key that concerns nothing ckptsim simulates; listed on request (--verbose).
+  void note(const Loc& loc, std::string message);
   bool has_errors() const { return !pending_.empty(); }
   std::size_t error_count() const { return pending_.size(); }
   int line_length(int source, int line) const;
@@ -73,6 +75,7 @@ class Context {
   std::vector<Diagnostic> take_diagnostics();
   std::size_t errors_not_shown() const { return dropped_; }
   std::vector<Diagnostic> take_warnings() { return take(warnings_); }
+  std::vector<Diagnostic> take_notes() { return take(notes_); }
 
  private:
   struct Source {
@@ -92,6 +95,7 @@ class Context {
   std::vector<Pending> pending_;
   std::size_t dropped_ = 0;  // errors past limits_.max_errors
   std::vector<Pending> warnings_;
+  std::vector<Pending> notes_;
 };
 
 // Levenshtein distance.
@@ -116,6 +120,11 @@ std::string_view trim(std::string_view text);
 std::optional<Node> read_document(Context& ctx, std::string_view text, const std::string& name);
 // Applies one "KEY=VALUE" override to the tree.
 void apply_override(Context& ctx, Node& root, const std::string& override_text);
+// Lays the Flink configuration file `path` (flink-conf.yaml or config.yaml, flattened) under the
+// scenario's flink block: the scenario's own keys win. `named_at` locates a message about it
+// (none: a file named on the command line).
+void add_flink_conf(Context& ctx, Node& root, const std::string& path,
+                    const std::optional<Loc>& named_at);
 
 // ---- units.cpp: the detailed forms of the public parsers, for precise messages
 

@@ -1,6 +1,7 @@
 // What the keys of a scenario mean: turns the located tree of document.cpp into a
 // model::Scenario, checking every value and the job graph, and reporting all mistakes at once.
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "sim/scenario/internal.hpp"
@@ -811,6 +812,8 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
       job = &e;
     } else if (e.key == "timeline") {
       timeline = &e;
+    } else if (e.key == "flink-conf") {
+      // laid under the flink block when the document was read (add_flink_conf_files)
     } else if (e.key == "systems") {
       systems = &e;
     } else if (e.key == "expect") {
@@ -826,6 +829,7 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   } else {
     model::resolve_defaults(scenario.flink, false, false);
   }
+  if (scenario.flink.task_slots) scenario.cluster.slots_per_taskmanager = *scenario.flink.task_slots;
   if (cluster == nullptr || cluster->value.is_null())
     detail::read_checkpoint_storage(ctx, nullptr, root.loc, scenario.flink,
                                     scenario.cluster.checkpoint_storage);
@@ -844,6 +848,30 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   return scenario;
 }
 
+// `flink-conf:` (a path or a list, relative to the file that names it), then --flink-conf.
+void add_flink_conf_files(Context& ctx, Node& root, const std::vector<std::string>& extra) {
+  if (const Entry* conf = root.find("flink-conf")) {
+    std::vector<const Node*> paths;
+    if (conf->value.is_scalar()) paths.push_back(&conf->value);
+    if (conf->value.is_sequence())
+      for (const Node& item : conf->value.items) paths.push_back(&item);
+    const bool valid = !paths.empty() && std::all_of(paths.begin(), paths.end(), [](const Node* n) {
+      return n->is_scalar() && !n->text.empty();
+    });
+    if (!valid)
+      ctx.error(conf->value.loc,
+                "expected the path of a Flink configuration file (or a list of them), got " +
+                    detail::describe(conf->value),
+                "e.g. 'flink-conf: conf/flink-conf.yaml', relative to this file");
+    for (const Node* n : valid ? paths : std::vector<const Node*>{}) {
+      const std::filesystem::path dir =
+          std::filesystem::path(ctx.source_name(n->loc.source)).parent_path();
+      detail::add_flink_conf(ctx, root, (dir / n->text).lexically_normal().string(), n->loc);
+    }
+  }
+  for (const std::string& file : extra) detail::add_flink_conf(ctx, root, file, std::nullopt);
+}
+
 }  // namespace
 
 LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
@@ -854,6 +882,7 @@ LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
     std::optional<Node> root = detail::read_document(ctx, yaml_text, file_name);
     if (root) {
       for (const std::string& o : overrides) detail::apply_override(ctx, *root, o);
+      add_flink_conf_files(ctx, *root, limits.flink_conf);
       Expectations expectations;
       model::Scenario scenario = read_scenario(ctx, *root, expectations);
       scenario.file = file_name;
@@ -869,6 +898,7 @@ LoadResult load_string(std::string_view yaml_text, const std::string& file_name,
   result.diagnostics = ctx.take_diagnostics();
   result.errors_not_shown = ctx.errors_not_shown();
   result.warnings = ctx.take_warnings();
+  result.notes = ctx.take_notes();
   return result;
 }
 

@@ -17,7 +17,7 @@ namespace ckptsim::scenario {
 
 // One error in a scenario. line == 0 means "no location" (e.g. a file that cannot be opened).
 struct Diagnostic {
-  enum class Severity { error, warning };
+  enum class Severity { error, warning, note };
   std::string file;  // as given by the caller, or "--set" for a command-line override
   int line = 0;      // 1-based
   int column = 0;    // 1-based
@@ -34,6 +34,10 @@ struct LoadResult {
   // Accepted keys that change nothing in the simulation (a real Flink or connector option
   // ckptsim does not model): the run goes ahead; `validate --strict` makes them errors.
   std::vector<Diagnostic> warnings;
+  // Keys of Flink's configuration reference that ckptsim accepts without modelling (rest.port,
+  // taskmanager.memory.process.size, ...): one note each, shown with --verbose; `warnings` has
+  // one line that counts them.
+  std::vector<Diagnostic> notes;
   // Errors past LoadLimits::max_errors: counted, not kept (`diagnostics` ends with one line that
   // says how many).
   std::size_t errors_not_shown = 0;
@@ -47,6 +51,9 @@ struct LoadLimits {
   static constexpr std::int64_t kDefaultMaxInputBytes = 4 * 1024 * 1024;
   std::int64_t max_input_bytes = kDefaultMaxInputBytes;  // per file, `base:` files included
   std::size_t max_errors = 100;  // more are counted: "... and N more errors"
+  // Flink configuration files (--flink-conf) laid under every scenario's flink block, after its
+  // own `flink-conf:` files; the scenario's keys win.
+  std::vector<std::string> flink_conf;
 };
 // The longest name (vertex, table, system, ...) a scenario may give.
 inline constexpr std::size_t kMaxNameLength = 1000;
