@@ -1,9 +1,8 @@
-// The profiles' numbers. `local` and `oss` are calibrated against real jobs
-// (scenarios/calibration/): a Flink 1.16 job checkpointing 1.9 kB to a local file system
-// (11/21/79 ms min/avg/max over 13 checkpoints, the first one the slowest) and a job on OSS
-// (63/135/6,273 ms over 1,914 checkpoints); both are REST end-to-end durations (trigger to the
-// last acknowledgement). `s3` and `gcs` take OSS's numbers; `hdfs` sits between local and the
-// object stores; `jobmanager` is a guess at an in-memory hand-over. None of them comes from a
+// The profiles' numbers. `oss` is calibrated against a real job (scenarios/calibration/
+// oss-object-store.yaml: 63/135/6,273 ms min/avg/max over 1,914 checkpoints, REST end-to-end
+// durations, trigger to the last acknowledgement). `s3` and `gcs` take OSS's numbers; `local`
+// (a few ms per file) and `hdfs` (between local and the object stores) are estimates: the
+// calibration jobs on local storage keep their state inline. None of them comes from a
 // measurement of that system by us: a user with their own numbers writes them instead.
 #include "sim/model/checkpoint_storage_profile.hpp"
 

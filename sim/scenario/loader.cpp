@@ -16,7 +16,8 @@ using detail::Node;
 using detail::unknown_key;
 
 // Calibrated against the real jobs of scenarios/calibration/.
-const model::LatencyDistribution kRpcLatency{core::milliseconds(2), 0.8, 0, 0, 0};
+const model::LatencyDistribution kRpcLatency{core::milliseconds(2), 0.8, 0.01,
+                                             core::milliseconds(20), 0.5};
 constexpr core::Duration kCheckpointWarmUp = core::milliseconds(60);
 // finalizationTime=0 ms and 1 ms in a real 1.18.1 log (doris#45965).
 const model::LatencyDistribution kStoreLatency{core::microseconds(600), 0.6, 0, 0, 0};
