@@ -74,8 +74,9 @@ Duration CheckpointCoordinator::base_interval() const {
 
 void CheckpointCoordinator::start_checkpoint_scheduler() {
   if (shutdown_) return;
-  // 1.17-1.19 stop unconditionally first, which aborts pending checkpoints with SUSPEND.
-  stop_checkpoint_scheduler();
+  // 1.17-1.19 stop unconditionally first, which aborts pending checkpoints (a savepoint too)
+  // with SUSPEND; 1.20+ only when periodic checkpointing had started (FLINK-34519).
+  if (config_.version < FlinkVersion::v1_20 || periodic_scheduling_) stop_checkpoint_scheduler();
   periodic_scheduling_ = true;
   // getRandomInitDelay: ThreadLocalRandom.nextLong(minPause, baseInterval + 1), in ms.
   const std::int64_t lo = millis(config_.checkpointing.min_pause);
@@ -208,12 +209,15 @@ void CheckpointCoordinator::start_triggering(const CheckpointTriggerRequest& req
 void CheckpointCoordinator::on_plan_done() {
   // DefaultCheckpointPlanCalculator.checkTasksStarted. The id counter is read only after the
   // plan (thenApplyAsync on the io executor), so a failed plan uses no checkpoint id.
-  if (auto task = gateway_.task_to_trigger_not_running()) {
+  if (auto failure = gateway_.checkpoint_plan_failure()) {
     // DefaultCheckpointPlanCalculator: fails before an id is taken.
     on_trigger_failure_without_pending(CheckpointException{
         CheckpointFailureReason::not_all_required_tasks_running,
-        "Checkpoint triggering task " + *task + " of job " + config_.job_id +
-            " is not being executed at the moment. Aborting checkpoint.",
+        failure->task.empty()
+            ? "Some tasks of the job have already finished and checkpointing with finished "
+              "tasks is not enabled."
+            : "Checkpoint triggering task " + failure->task + " of job " + config_.job_id +
+                  " is not being executed at the moment. Aborting checkpoint.",
         false});
     return;
   }

@@ -42,8 +42,13 @@ struct RequestOutcome;
 class CheckpointCoordinatorGateway {
  public:
   virtual ~CheckpointCoordinatorGateway() = default;
-  // DefaultCheckpointPlanCalculator: the name of a task to trigger that is not RUNNING, if any.
-  virtual std::optional<std::string> task_to_trigger_not_running() = 0;
+  // Why DefaultCheckpointPlanCalculator.calculateCheckpointPlan fails, if it does: some tasks
+  // FINISHED without checkpoints-after-tasks-finish (`task` empty), or the first task the
+  // checkpoint waits for (every task not FINISHED) that is not RUNNING (`task` names it).
+  struct PlanFailure {
+    std::string task;
+  };
+  virtual std::optional<PlanFailure> checkpoint_plan_failure() = 0;
   // All subtasks the checkpoint waits for, with their current attempt numbers.
   virtual std::vector<TaskRef> tasks_to_wait_for() = 0;
   // Execution.triggerCheckpoint / triggerSynchronousSavepoint on every source.

@@ -149,10 +149,8 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
 // ---------------------------------------------------------------------------------------------
 // Gateway to the tasks
 
-std::optional<std::string> JobMaster::task_to_trigger_not_running() {
-  std::string name;
-  if (tasks_.all_sources_running(&name)) return std::nullopt;
-  return name;
+std::optional<CheckpointCoordinatorGateway::PlanFailure> JobMaster::checkpoint_plan_failure() {
+  return tasks_.checkpoint_plan_failure(flink().checkpointing.checkpoints_after_tasks_finish);
 }
 
 std::vector<TaskRef> JobMaster::tasks_to_wait_for() {

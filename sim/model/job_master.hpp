@@ -47,7 +47,7 @@ class JobMaster final : public core::EventHandler,
   CheckpointCoordinator* coordinator() { return coordinator_.get(); }
 
   // CheckpointCoordinatorGateway
-  std::optional<std::string> task_to_trigger_not_running() override;
+  std::optional<PlanFailure> checkpoint_plan_failure() override;
   std::vector<TaskRef> tasks_to_wait_for() override;
   Duration coordinator_busy(std::size_t step) override;
   void trigger_tasks(std::int64_t id, SimTime timestamp, const CheckpointProperties&) override;

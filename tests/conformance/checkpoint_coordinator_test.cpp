@@ -669,4 +669,28 @@ TEST_CASE("CheckpointCoordinatorTest.testTasksFinishDuringTriggering", "[conform
   CHECK(f.gateway.aborted[0].id == 1);
 }
 
+// FLINK-34519 (1.20): startCheckpointScheduler stops the scheduler first only if periodic
+// checkpointing had started; before it, starting the scheduler aborted a savepoint triggered
+// before the job reached RUNNING with CHECKPOINT_COORDINATOR_SUSPEND.
+TEST_CASE("CheckpointCoordinator.startCheckpointScheduler: a savepoint pending before the "
+          "scheduler starts survives from 1.20 (FLINK-34519), is suspended before",
+          "[conformance]") {
+  for (const FlinkVersion version : {FlinkVersion::v1_19, FlinkVersion::v1_20}) {
+    auto config = two_tasks_config();
+    config.version = version;
+    Fixture f(config, {kTask1, kTask2});
+    const auto r = f.cc().trigger_savepoint();
+    f.run_now();
+    REQUIRE(f.cc().is_pending(1));
+    f.cc().start_checkpoint_scheduler();
+    if (version == FlinkVersion::v1_20) {
+      CHECK(f.cc().is_pending(1));
+      CHECK_FALSE(f.failure(r));
+    } else {
+      CHECK_FALSE(f.cc().is_pending(1));
+      CHECK(f.failure(r) == R::checkpoint_coordinator_suspend);
+    }
+  }
+}
+
 }  // namespace ckptsim::conformance

@@ -49,9 +49,9 @@ class FakeGateway final : public CheckpointCoordinatorGateway {
   std::vector<NotifiedCheckpoint> aborted;
   const core::Simulation* sim = nullptr;
 
-  std::optional<std::string> task_to_trigger_not_running() override {
+  std::optional<PlanFailure> checkpoint_plan_failure() override {
     if (source_running) return std::nullopt;
-    return source_name;
+    return PlanFailure{source_name};
   }
   std::vector<TaskRef> tasks_to_wait_for() override { return tasks; }
   void trigger_tasks(std::int64_t id, SimTime timestamp, const CheckpointProperties& props) override {

@@ -266,3 +266,39 @@ TEST_CASE(
   // The other direction is a separate queue: it starts from the plain latency again.
   CHECK(tasks.rpc_delay(0, false) < last_to_tm0);
 }
+
+// DefaultCheckpointPlanCalculatorTest.testPlanCalculationWhenOneTaskNotRunning: the plan waits
+// for every task that has not FINISHED, so any of them not RUNNING fails it
+// (checkTasksStarted), a source or not. Here one vertex restores a large state and reaches
+// RUNNING 10 s after the other.
+TEST_CASE("DefaultCheckpointPlanCalculatorTest.testPlanCalculationWhenOneTaskNotRunning",
+          "[conformance][plan]") {
+  for (const bool slow_is_source : {true, false}) {
+    model::Scenario s;
+    s.cluster.taskmanagers = 1;
+    s.cluster.slots_per_taskmanager = 1;
+    s.cluster.checkpoint_storage.bandwidth_bytes_per_second = 100e6;
+    model::VertexSpec source;
+    source.name = "Source";
+    model::VertexSpec sink;
+    sink.name = "Sink";
+    sink.input = "Source";
+    sink.ship = model::ShipStrategy::rebalance;
+    s.job.vertices = {source, sink};
+    core::Simulation sim;
+    model::Observer observer;
+    tests::FakeJobManager jm;
+    jm.sim = &sim;
+    model::TaskExecutor tasks(sim, s, observer, jm);
+    model::CompletedCheckpoint restored;
+    restored.task_states[{slow_is_source ? 0 : 1, 0}].state_size = 1'000'000'000;  // 10 s
+    restored.task_states[{slow_is_source ? 1 : 0, 0}].state_size = 0;
+    tasks.deploy(&restored);
+    sim.run_until(core::seconds(2));
+    const auto failure = tasks.checkpoint_plan_failure(true);
+    REQUIRE(failure);
+    CHECK(failure->task == (slow_is_source ? "Source (1/1)" : "Sink (1/1)"));
+    sim.run_until(core::seconds(12));
+    CHECK_FALSE(tasks.checkpoint_plan_failure(true));
+  }
+}

@@ -118,18 +118,18 @@ bool TaskExecutor::is_finished(TaskRef t) const {
          ExecutionState::finished;
 }
 
-bool TaskExecutor::all_sources_running(std::string* not_running) const {
-  // FLIP-147 (execution.checkpointing.checkpoints-after-tasks-finish): finished sources are
-  // left out of the plan; before it, or with it disabled, they abort the trigger.
-  const bool skip_finished = checkpointing_.checkpoints_after_tasks_finish;
-  for (const Subtask& s : subtasks_) {
-    if (skip_finished && s.state == ExecutionState::finished) continue;
-    if (is_source_task(s.vertex) && s.state != ExecutionState::running) {
-      if (not_running) *not_running = task_name({s.vertex, s.index, s.attempt});
-      return false;
-    }
-  }
-  return true;
+std::optional<CheckpointCoordinatorGateway::PlanFailure> TaskExecutor::checkpoint_plan_failure(
+    bool after_tasks_finish) const {
+  // DefaultCheckpointPlanCalculator.calculateCheckpointPlan: finished tasks without FLIP-147
+  // fail the plan; then checkTasksStarted over the tasks to wait for, which are every task
+  // that has not FINISHED (not only the sources), in topological order.
+  const auto finished = [](const Subtask& s) { return s.state == ExecutionState::finished; };
+  if (!after_tasks_finish && std::any_of(subtasks_.begin(), subtasks_.end(), finished))
+    return CheckpointCoordinatorGateway::PlanFailure{};
+  for (const Subtask& s : subtasks_)
+    if (!finished(s) && s.state != ExecutionState::running)
+      return CheckpointCoordinatorGateway::PlanFailure{task_name({s.vertex, s.index, s.attempt})};
+  return std::nullopt;
 }
 
 std::int64_t TaskExecutor::total_source_position() const {

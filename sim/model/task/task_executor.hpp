@@ -56,7 +56,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   std::string task_name(TaskRef t) const override;
   ExecutionState state(int vertex, int subtask) const override;
   std::vector<ExecutionState> states() const;
-  bool all_sources_running(std::string* not_running) const;
+  std::optional<CheckpointCoordinatorGateway::PlanFailure> checkpoint_plan_failure(
+      bool after_tasks_finish) const;
   bool is_finished(TaskRef t) const;
   // The checkpointing options of the current submission (barrier kinds, finished tasks).
   void set_checkpointing(const CheckpointingConfig& c) { checkpointing_ = c; }
