@@ -711,3 +711,34 @@ TEST_CASE(
   CHECK_FALSE(h.blocked(kSource0, kFanInSink));
   CHECK(h.jm.ack_of(1, kFanInSink) == nullptr);
 }
+
+// SingleCheckpointBarrierHandler.processBarrier: a barrier older than the checkpoint being
+// aligned is obsolete; the channel that handed it out (PipelinedSubpartition blocked itself)
+// is resumed (resumeConsumption), or the newer barrier behind it would never be read.
+TEST_CASE("SingleCheckpointBarrierHandler.processBarrier: an obsolete barrier resumes its "
+          "channel, so the newer checkpoint's barrier behind it completes the alignment",
+          "[conformance][network]") {
+  Scenario s = three_stage();
+  const CompletedCheckpoint restored = late_source(s, 1);  // source 1 runs from 510 ms
+  Harness h(std::move(s), &restored);
+  // Source 0 is stalled from 90 to 700 ms: the barriers of checkpoints 1 and 2 leave it at
+  // 700 ms, one behind the other. Source 1 declines 1 (not ready) and sends barrier 2 at 600 ms.
+  h.tasks.add_stall(0, 0, milliseconds(90), milliseconds(610));
+  h.run_to(milliseconds(100));
+  h.trigger(1);
+  h.run_to(milliseconds(600));
+  h.trigger(2);
+  h.run_to(milliseconds(650));
+  CHECK(h.blocked(kSource1, kMiddle));  // aligning 2
+  h.run_to(milliseconds(1000));
+  // Barrier 1 of source 0 reached the Middle while it aligned 2: obsolete, ignored, and the
+  // channel resumed; barrier 2 of source 0 then completed the alignment.
+  CHECK(h.jm.ack_of(1, kMiddle) == nullptr);
+  const auto* middle = h.jm.ack_of(2, kMiddle);
+  REQUIRE(middle != nullptr);
+  CHECK(middle->at >= milliseconds(700));
+  CHECK(middle->at < milliseconds(710));
+  CHECK(h.jm.ack_of(2, kSink) != nullptr);
+  CHECK_FALSE(h.blocked(kSource0, kMiddle));
+  CHECK_FALSE(h.blocked(kSource1, kMiddle));
+}
