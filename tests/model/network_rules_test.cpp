@@ -494,3 +494,30 @@ TEST_CASE("R6/R7 a FLIP-27 source runs its trigger while back-pressured; a legac
     }
   }
 }
+
+// SingleInputGate.inputChannelsWithData (queueChannel / getChannel): channels are read in the
+// order they became available, each queued again at the tail while it holds more; not by index.
+TEST_CASE("SingleInputGate reads its channels in the order they became available "
+          "(inputChannelsWithData)",
+          "[network]") {
+  ChannelsWithData q;
+  q.reset(3);
+  q.update(2, true);  // channel 2 first, then 0
+  q.update(0, true);
+  q.update(2, true);  // already queued: stays where it is
+  CHECK(q.poll() == 2);
+  q.update(2, true);  // it holds more: back at the tail, behind 0
+  CHECK(q.poll() == 0);
+  q.update(0, false);  // drained
+  q.update(1, true);
+  CHECK(q.poll() == 2);
+  q.update(2, false);
+  CHECK(q.poll() == 1);
+  q.update(1, false);
+  CHECK(q.poll() == -1);
+  // A queued channel emptied by something else (a priority event) is skipped.
+  q.update(0, true);
+  q.update(1, true);
+  q.update(0, false);
+  CHECK(q.poll() == 1);
+}

@@ -47,7 +47,7 @@ void Network::clear_network() {
 }
 
 void Network::note_received(const Channel& c) {
-  sub(c.consumer).with_data.set(c.input_index, !c.received.empty());
+  sub(c.consumer).with_data.update(c.input_index, !c.received.empty());
 }
 
 void Network::note_floating_wish(const Channel& c) {

@@ -113,12 +113,12 @@ void StreamTask::progress(int id) {
     start_processing(id, rest);
     return;
   }
-  // Round robin over the input channels that hold something.
-  const int next = s.with_data.next(s.next_input);
+  // The input channels that hold something, in the order they became available
+  // (SingleInputGate.getChannel; note_received queues this one again while it holds more).
+  const int next = s.with_data.poll();
   if (next >= 0) {
     const int c = s.inputs[static_cast<std::size_t>(next)];
     Channel& ch = chan(c);
-    s.next_input = (static_cast<std::size_t>(next) + 1) % s.inputs.size();
     const Buffer b = ch.received.front();
     ch.received.pop_front();
     network().note_received(ch);

@@ -13,6 +13,7 @@
 #include "sim/core/simulation.hpp"
 #include "sim/model/network/buffer.hpp"
 #include "sim/model/network/channel.hpp"
+#include "sim/model/network/channels_with_data.hpp"
 #include "sim/model/observer.hpp"
 #include "sim/model/types.hpp"
 
@@ -29,7 +30,7 @@ struct Subtask {
 
   // --- Network (network.hpp): the task's InputGate and ResultPartition.
   std::vector<int> inputs;       // channel ids
-  InputSet with_data;            // inputs whose input channel holds buffers or events
+  ChannelsWithData with_data;    // inputs whose input channel holds buffers or events
   InputSet wants_floating;       // remote inputs with more backlog than credits, not blocked
   std::vector<OutputGroup> outputs;
   int partition_buffers = 0;     // data buffers held in this task's subpartitions
@@ -64,7 +65,6 @@ struct Subtask {
   core::EventId processing_done;
   SimTime processing_started = 0;
   std::optional<Buffer> remainder;  // records of a buffer left when a mail cut in
-  std::size_t next_input = 0;
   double fractional_records = 0;
   double output_carry = 0;       // fractional output records (selectivity)
   std::int64_t position = 0;     // sources: records read
