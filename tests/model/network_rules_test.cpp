@@ -521,3 +521,32 @@ TEST_CASE("SingleInputGate reads its channels in the order they became available
   q.update(0, false);
   CHECK(q.poll() == 1);
 }
+
+// PipelinedSubpartitionWithReadViewTest.testBarrierOvertaking: an unaligned barrier added to a
+// subpartition goes to its head (a priority event), and every data buffer it overtook (not the
+// events) is written as output channel state. Here the sink is stalled, so the sources'
+// subpartitions hold still while the barrier is added.
+TEST_CASE("PipelinedSubpartitionWithReadViewTest.testBarrierOvertaking: the unaligned barrier "
+          "jumps the subpartition's queue; exactly its data buffers are the output channel state",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.unaligned = true;
+  Harness h(std::move(s));
+  h.run_for(core::seconds(3));  // back-pressured
+  h.tasks.add_stall(1, 0, h.sim.now(), core::seconds(5));  // the sink reads nothing now
+  h.run_for(core::milliseconds(100));
+  REQUIRE(h.tasks.channel_stats(kSource1, kSink)->backlog >= 5);
+  h.trigger(1);
+  h.run_for(core::milliseconds(100));
+  const auto* source = h.jm.ack_of(1, 0, 1);
+  REQUIRE(source != nullptr);
+  CHECK(source->metrics.unaligned);
+  // The barrier jumped the queue: it left the still subpartition (a priority event goes out at
+  // once) ahead of every data buffer, which are all still there and are exactly the output
+  // channel state (the buffer being written included: the barrier finished it).
+  const auto after = *h.tasks.channel_stats(kSource1, kSink);
+  CHECK_FALSE(after.barrier_queued);
+  CHECK(after.backlog_bytes > 0);
+  CHECK(source->metrics.persisted_bytes == after.backlog_bytes);
+  CHECK(h.jm.ack_of(1, 1, 0) == nullptr);  // the stalled sink has not read it
+}

@@ -3,6 +3,8 @@
 // that connectors see.
 #include "sim/model/task/task_executor.hpp"
 
+#include "sim/model/checkpointing/checkpoint_options.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -211,8 +213,13 @@ std::optional<TaskExecutor::ChannelStats> TaskExecutor::channel_stats(TaskRef fr
   for (int c : at(q).inputs) {
     const Channel& ch = channel(c);
     if (ch.producer != p) continue;
-    return ChannelStats{ch.backlog, static_cast<int>(ch.received.size()), ch.credits,
-                        ch.floating, ch.blocked, ch.local};
+    ChannelStats st{ch.backlog, static_cast<int>(ch.received.size()), ch.credits,
+                    ch.floating, ch.blocked, ch.local};
+    for (const Buffer& b : ch.subpartition) {
+      if (b.kind == Buffer::Kind::data) st.backlog_bytes += b.bytes;
+      if (b.kind == Buffer::Kind::barrier) st.barrier_queued = true;
+    }
+    return st;
   }
   return std::nullopt;
 }
@@ -410,19 +417,11 @@ void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   barrier.checkpoint_id = id;
   barrier.timestamp = timestamp;
   barrier.savepoint = props.is_savepoint();
-  // CheckpointOptions.forConfig checks the mode first: at-least-once never blocks, savepoints
-  // included (the task's handler is then the CheckpointBarrierTracker); in exactly-once mode
-  // savepoints are always aligned.
-  const CheckpointingConfig& cc = checkpointing_;
-  const bool exactly_once = cc.mode == CheckpointingMode::exactly_once;
-  barrier.unaligned = !props.is_savepoint() && exactly_once && cc.unaligned &&
-                      cc.aligned_checkpoint_timeout == 0;
-  barrier.aligned = !barrier.unaligned && exactly_once;
-  // CheckpointOptions.isTimeoutable: aligned, 0 < timeout < Long.MAX (never for savepoints).
-  barrier.timeoutable = !props.is_savepoint() && exactly_once && cc.unaligned &&
-                        cc.aligned_checkpoint_timeout > 0 &&
-                        cc.aligned_checkpoint_timeout < core::kNever;
-  barrier.timeout = cc.aligned_checkpoint_timeout;
+  const CheckpointOptions options = CheckpointOptions::for_config(props, checkpointing_);
+  barrier.unaligned = options.unaligned;
+  barrier.aligned = options.aligned;
+  barrier.timeoutable = options.timeoutable;
+  barrier.timeout = options.timeout;
   barrier.last_from_source = props.synchronous;
   barrier.full = props.is_savepoint() || props.type == SnapshotType::full_checkpoint;
   // The source coordinators' checkpoint (SourceCoordinator.checkpointCoordinator).

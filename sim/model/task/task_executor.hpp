@@ -115,6 +115,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
     int floating = 0;
     bool blocked = false;
     bool local = false;
+    std::int64_t backlog_bytes = 0;   // bytes of the data buffers in the subpartition
+    bool barrier_queued = false;      // a barrier is in the subpartition
   };
   std::optional<ChannelStats> channel_stats(TaskRef from, TaskRef to) const;
   // Queueing statistics of a channel since the start of the run (data buffers from entering the
