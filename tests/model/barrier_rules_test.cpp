@@ -742,3 +742,42 @@ TEST_CASE("SingleCheckpointBarrierHandler.processBarrier: an obsolete barrier re
   CHECK_FALSE(h.blocked(kSource0, kMiddle));
   CHECK_FALSE(h.blocked(kSource1, kMiddle));
 }
+
+// AlternatingCheckpointsTest.testTimeoutAlignmentWhenLocalBarrierFirst: a local channel's barrier
+// comes without an announcement; the aligned-checkpoint timeout counts from it (the checkpoint's
+// start), so a remote barrier that arrives later than the timeout finds the checkpoint already
+// switched to unaligned. Checkpoint 1 (both barriers in time) stays aligned.
+TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentWhenLocalBarrierFirst",
+          "[conformance][network]") {
+  Scenario s = three_stage();
+  s.flink.checkpointing.unaligned = true;
+  s.flink.checkpointing.aligned_checkpoint_timeout = milliseconds(100);
+  Harness h(std::move(s));
+  h.run_to(milliseconds(100));
+  h.trigger(1);
+  h.run_to(milliseconds(300));
+  const auto* first = h.jm.ack_of(1, kMiddle);
+  REQUIRE(first != nullptr);
+  CHECK_FALSE(first->metrics.unaligned);
+  // Checkpoint 2: the local source's barrier at once, the remote one's 300 ms later.
+  h.tasks.add_stall(0, 1, milliseconds(390), milliseconds(310));  // source 1 until 700 ms
+  h.run_to(milliseconds(400));
+  h.trigger(2);
+  h.run_to(milliseconds(450));
+  CHECK(h.jm.ack_of(2, kSink) == nullptr);  // aligning, before the timeout
+  CHECK(h.blocked(kSource0, kMiddle));
+  h.run_to(milliseconds(600));
+  // The timeout (500 ms) switched the Middle to unaligned: it forwarded an unaligned barrier,
+  // which the Sink acknowledged, and unblocked the local channel.
+  const auto* sink = h.jm.ack_of(2, kSink);
+  REQUIRE(sink != nullptr);
+  CHECK(sink->metrics.unaligned);
+  CHECK(sink->at >= milliseconds(500));
+  CHECK(sink->at < milliseconds(510));
+  CHECK_FALSE(h.blocked(kSource0, kMiddle));
+  h.run_to(milliseconds(1000));
+  const auto* middle = h.jm.ack_of(2, kMiddle);
+  REQUIRE(middle != nullptr);
+  CHECK(middle->metrics.unaligned);
+  CHECK(middle->at >= milliseconds(700));  // its channel state ends with the remote barrier
+}

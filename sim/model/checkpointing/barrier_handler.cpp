@@ -178,6 +178,10 @@ void BarrierHandler::switch_to_unaligned(int id, std::int64_t cp) {
     }
   }
   if (!(s.checkpoint_pending && s.current_checkpoint == cp) || s.uc_collecting) return;
+  // AlternatingCollectingBarriers.alignedCheckpointTimeout ends with
+  // state.unblockAllChannels(): the channels whose aligned barrier was already processed read on
+  // (their data after the barrier is not part of this checkpoint).
+  network().unblock_all_inputs(s, -1);
   std::int64_t in_flight = 0;
   for (int c : s.inputs)
     if (!s.barrier_seen[static_cast<std::size_t>(chan(c).input_index)])
