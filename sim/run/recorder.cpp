@@ -344,11 +344,14 @@ void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
 }
 
 void Recorder::checkpoint_declined(SimTime t, std::int64_t id, model::TaskRef task,
-                                   const model::CheckpointException& ex) {
+                                   const model::CheckpointException&) {
+  // CheckpointCoordinator.receiveDeclineMessage logs checkpointException.getCause() as the
+  // throwable: the declines a task sends here (TASK_NOT_READY from Task.triggerCheckpointBarrier,
+  // the barrier handler's SUBSUMED / ON_CANCELLATION_BARRIER / INPUT_END_OF_STREAM) are created
+  // without a cause, so nothing follows the line.
   log(t, LogLevel::info, kCoordinator,
       fmt::format("Decline checkpoint {} by task {} of job {} at {}.", id, attempt_id(task),
-                  result_.job_id, location(task)),
-      {std::string(kCheckpointException) + ": " + ex.get_message()});
+                  result_.job_id, location(task)));
 }
 
 void Recorder::checkpoint_aborted(SimTime t, std::int64_t id,

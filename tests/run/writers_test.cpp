@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "sim/run/recorder.hpp"
 #include "sim/run/writers/flink_stats.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "tests/run/sample_run.hpp"
@@ -399,4 +400,24 @@ TEST_CASE("write_outputs reports an I/O failure instead of throwing") {
   CHECK(error.find("ckptsim-writers-not-a-dir") != std::string::npos);
   CHECK_FALSE(run::write_outputs(tests::sample_run(), file / "out", nullptr));
   std::filesystem::remove(file);
+}
+
+// CheckpointCoordinator.receiveDeclineMessage logs checkpointException.getCause(): the declines
+// tasks send are created without a cause, so the line stands alone (it carried the
+// CheckpointException itself before).
+TEST_CASE("Decline checkpoint: the line has no throwable (the CheckpointException's cause is "
+          "null)",
+          "[log]") {
+  model::Scenario s;
+  model::VertexSpec v;
+  v.name = "Source";
+  s.job.vertices = {v};
+  run::Recorder recorder(s, "0123456789abcdef0123456789abcdef");
+  recorder.checkpoint_declined(
+      0, 3, {0, 0, 0},
+      model::CheckpointException{model::CheckpointFailureReason::checkpoint_declined_subsumed});
+  REQUIRE(recorder.result().log.size() == 1);
+  const run::LogRecord& line = recorder.result().log.back();
+  CHECK(line.message.rfind("Decline checkpoint 3 by task ", 0) == 0);
+  CHECK(line.throwable.empty());
 }
