@@ -639,3 +639,72 @@ TEST_CASE("Dispatcher.submitJob: Flink 2.0 logs 'Received job submission' (FLINK
   CHECK(r.log[0].message == "Received job submission 'mysql-sync-database-A' (" + r.job_id + ").");
   CHECK(r.log[0].logger == "org.apache.flink.runtime.dispatcher.StandaloneDispatcher");
 }
+
+namespace {
+run::RunResult run_yaml(const std::string& yaml) {
+  const auto loaded = scenario::load_string(yaml, "end_of_input.yaml", {});
+  INFO(scenario::format_diagnostics(loaded.diagnostics));
+  REQUIRE(loaded.ok());
+  return run::run(*loaded.scenario);
+}
+}  // namespace
+
+// FLIP-147: a task whose every input ended (StreamTask.endData) finishes, after a final
+// checkpoint with checkpoints-after-tasks-finish, at once without; the plan then triggers it
+// like a source (DefaultCheckpointPlanCalculator.calculateAfterTasksFinished).
+TEST_CASE("a task whose every input ended finishes: after its final checkpoint (FLIP-147), or "
+          "at once without checkpoints after tasks finish",
+          "[e2e]") {
+  // Source (2/2) has no partition: its run() returns. Map (2/2) reads only from it (rescale
+  // 2 -> 2); the Sink reads from both Maps.
+  const std::string job = R"(duration: 1 min
+flink:
+  execution.checkpointing.interval: 10 s
+  execution.checkpointing.checkpoints-after-tasks-finish.enabled: FLIP147
+cluster: { taskmanagers: 2, slots-per-taskmanager: 1 }
+job:
+  vertices:
+    - { name: "Source: Legacy", parallelism: 2, source-api: legacy, partitions: 1, rate: 100 records/s }
+    - { name: Map, parallelism: 2, input: { from: "Source: Legacy", ship: rescale } }
+    - { name: Sink, parallelism: 1, input: { from: Map, ship: rebalance } }
+)";
+  const auto with_flip147 = [&](bool on) {
+    std::string text = job;
+    text.replace(text.find("FLIP147"), 7, on ? "true" : "false");
+    return run_yaml(text);
+  };
+  const auto finished_at = [](const run::RunResult& r, const std::string& task) {
+    for (const auto& l : r.log)
+      if (l.message.rfind(task + " (", 0) == 0 &&
+          l.message.find("switched from RUNNING to FINISHED") != std::string::npos)
+        return l.time;
+    return core::SimTime{-1};
+  };
+  const auto completed_at = [](const run::RunResult& r, std::int64_t id) {
+    for (const auto& c : r.checkpoints)
+      if (c.id == id && c.status == run::CheckpointStatus::completed) return c.end_time;
+    return core::SimTime{-1};
+  };
+
+  const run::RunResult on = with_flip147(true);
+  CHECK(on.counts.failed == 0);
+  CHECK(on.counts.completed >= 5);
+  // The source waits for checkpoint 1, the Map (its input ended then) for checkpoint 2.
+  const core::SimTime source_done = finished_at(on, "Source: Legacy (2/2)");
+  const core::SimTime map_done = finished_at(on, "Map (2/2)");
+  REQUIRE(source_done > 0);
+  REQUIRE(map_done > 0);
+  CHECK(source_done >= completed_at(on, 1));
+  CHECK(source_done < completed_at(on, 2));
+  CHECK(map_done >= completed_at(on, 2));
+  CHECK(finished_at(on, "Map (1/2)") < 0);  // its input goes on
+  CHECK(finished_at(on, "Sink") < 0);       // one of its inputs goes on
+  CHECK(on.final_status == model::JobStatus::running);
+
+  // Without checkpoints after tasks finish both finish at once, and every checkpoint fails.
+  const run::RunResult off = with_flip147(false);
+  const core::SimTime off_source = finished_at(off, "Source: Legacy (2/2)");
+  REQUIRE(off_source >= 0);
+  CHECK(finished_at(off, "Map (2/2)") == off_source);
+  CHECK(off.counts.completed == 0);
+}

@@ -116,6 +116,7 @@ void StreamTask::progress(int id) {
   // The input channels that hold something, in the order they became available
   // (SingleInputGate.getChannel; note_received queues this one again while it holds more).
   const int next = s.with_data.poll();
+  if (next < 0 && s.finished_inputs > 0) x_.maybe_end_input(id);  // drained after EndOfPartition
   if (next >= 0) {
     const int c = s.inputs[static_cast<std::size_t>(next)];
     Channel& ch = chan(c);

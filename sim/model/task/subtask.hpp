@@ -89,6 +89,10 @@ struct Subtask {
   std::int64_t processed_bytes = 0;
   std::map<std::int64_t, int> tracker;  // at-least-once: id -> distinct channels seen
   std::int64_t last_checkpoint_taken = -1;
+  // Every input ended (or a source's run() returned) with checkpoints after tasks finish
+  // (FLIP-147): the task FINISHES once a checkpoint with at least this id completes (-1: not
+  // waiting).
+  std::int64_t final_checkpoint_min = -1;
   std::set<std::int64_t> aborted;       // notified aborted before being triggered here
   // Unaligned checkpoint in progress: input channel state is recorded until every channel
   // delivered its barrier; the acknowledgement waits for that (R11).

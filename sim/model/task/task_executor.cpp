@@ -191,11 +191,35 @@ void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost) {
     if (at(first + i).state == ExecutionState::running) tasks_.run_long_mail(first + i, count * cost);
 }
 
-void TaskExecutor::finish_source(int id) {
-  // The SourceFunction's run() returned: the task emits EndOfPartition on every output and
-  // FINISHES. Its consumers count the channel as ended (they still read the other channels).
+void TaskExecutor::end_input(int id) {
   Subtask& s = at(id);
+  if (s.state != ExecutionState::running || s.final_checkpoint_min >= 0) return;
+  // StreamTask.afterInvoke -> endData: with checkpoints after tasks finish the task waits for a
+  // checkpoint triggered after the end of its data to complete (finalCheckpointMinId), taking
+  // part in it as a running task; without, or without checkpointing, it finishes now.
+  if (checkpointing_.checkpoints_after_tasks_finish && checkpointing_.interval) {
+    s.final_checkpoint_min = s.last_checkpoint_taken + 1;
+    return;
+  }
+  finish_subtask(id);
+}
+
+void TaskExecutor::maybe_end_input(int id) {
+  const Subtask& s = at(id);
+  if (s.inputs.empty() || s.finished_inputs < static_cast<int>(s.inputs.size())) return;
+  for (int c : s.inputs)
+    if (!channel(c).received.empty()) return;  // data before the EndOfPartition is still read
+  end_input(id);
+}
+
+void TaskExecutor::finish_subtask(int id) {
+  // The task emits EndOfPartition on every output and FINISHES. Its consumers count the channel
+  // as ended (they still read the other channels).
+  Subtask& s = at(id);
+  if (s.state != ExecutionState::running) return;
   set_state(s, ExecutionState::finished);
+  s.final_checkpoint_min = -1;
+  std::vector<int> consumers;
   for (const OutputGroup& g : s.outputs)
     for (int c : g.channels) {
       Channel& ch = network_.channels_[static_cast<std::size_t>(c)];
@@ -203,7 +227,13 @@ void TaskExecutor::finish_source(int id) {
       ch.finished = true;
       ++at(ch.consumer).finished_inputs;
       barriers_.end_of_partition(c);
+      consumers.push_back(ch.consumer);
     }
+  for (int consumer : consumers) maybe_end_input(consumer);
+  const bool all_finished = std::all_of(subtasks_.begin(), subtasks_.end(), [](const Subtask& t) {
+    return t.state == ExecutionState::finished;
+  });
+  if (all_finished) listener_.all_tasks_terminal();
 }
 
 std::optional<TaskExecutor::ChannelStats> TaskExecutor::channel_stats(TaskRef from,
@@ -428,7 +458,12 @@ void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   for (auto& c : connectors_.vertices)
     if (c.source) c.source->checkpoint_triggered(id);
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
-    if (!is_source_task(subtasks_[i].vertex) || subtasks_[i].state == ExecutionState::finished)
+    // DefaultCheckpointPlanCalculator.calculateAfterTasksFinished: the running tasks whose every
+    // input ended are triggered like sources (no barrier can reach them).
+    const Subtask& t = subtasks_[i];
+    const bool inputs_ended =
+        !t.inputs.empty() && t.finished_inputs == static_cast<int>(t.inputs.size());
+    if ((!is_source_task(t.vertex) && !inputs_ended) || t.state == ExecutionState::finished)
       continue;
     trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
     sim_.schedule_in(rpc_delay(static_cast<int>(i), true), this, kTriggerArrives,
@@ -560,7 +595,7 @@ void TaskExecutor::switch_to_running(int id) {
   if (Source* reader = source(s.vertex)) reader->reader_running(s.index);
   tasks_.wake(id);
   if (++running_ == num_subtasks()) listener_.all_tasks_running();
-  if (vertex(s).legacy_source && has_no_partition(s)) finish_source(id);
+  if (vertex(s).legacy_source && has_no_partition(s)) end_input(id);
 }
 
 void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
@@ -598,6 +633,9 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
         s.snapshot_sizes.erase(s.snapshot_sizes.begin(), s.snapshot_sizes.upper_bound(rpc.id));
       }
       observer_.task_notified(sim_.now(), {s.vertex, s.index, s.attempt}, rpc.id, rpc.complete);
+      // The final checkpoint of a task whose input ended completed: it finishes.
+      if (rpc.complete && s.final_checkpoint_min >= 0 && rpc.id >= s.final_checkpoint_min)
+        finish_subtask(rpc.subtask);
       return;
     }
     case kInitFailed: {

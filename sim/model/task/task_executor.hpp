@@ -95,6 +95,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   void trigger_checkpoint(std::int64_t id, SimTime timestamp, const CheckpointProperties& props);
   void notify_checkpoint_complete(std::int64_t id);
   void notify_checkpoint_aborted(std::int64_t id);
+  // A running task whose every input channel ended (StreamTask.endData): see end_input.
+  void maybe_end_input(int id);
   // The FLIP-27 sources' SourceCoordinators learn that checkpoint `id` completed or aborted.
   void notify_source_coordinators(std::int64_t id, bool complete);
 
@@ -192,7 +194,13 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   const Channel& channel(int id) const;
   const VertexSpec& vertex(const Subtask& s) const;
   std::uint64_t arg(int subtask) const;
-  void finish_source(int id);
+  // The task's input ended (a source's run() returned, or EndOfPartition on every input
+  // channel): it FINISHES now, or with checkpoints after tasks finish (FLIP-147) after its final
+  // checkpoint completes.
+  void end_input(int id);
+  // FINISHED: EndOfPartition on every output; consumers whose every input ended end theirs; the
+  // job FINISHES when every task has.
+  void finish_subtask(int id);
   void switch_to_running(int id);
   std::optional<ConnectorException> connector_init_failure(int id) const;
   // ConnectorContext
