@@ -550,3 +550,30 @@ TEST_CASE("PipelinedSubpartitionWithReadViewTest.testBarrierOvertaking: the unal
   CHECK(source->metrics.persisted_bytes == after.backlog_bytes);
   CHECK(h.jm.ack_of(1, 1, 0) == nullptr);  // the stalled sink has not read it
 }
+
+// ThroughputCalculatorTest.testIgnoringIdleTime: the measurement pauses while the gate has no
+// data, so the throughput is what the task consumes while it has input, not the arrival rate.
+// A sink that can take 1 MB/s (100 B records, 100 us each) fed 100 kB/s is idle 90 % of the time;
+// its debloater measures ~1 MB/s.
+TEST_CASE("ThroughputCalculatorTest.testIgnoringIdleTime: the debloater's throughput leaves the "
+          "idle time out",
+          "[conformance][network]") {
+  Scenario s;
+  s.cluster.deploy_time = core::milliseconds(10);
+  s.cluster.rpc_latency = model::LatencyDistribution::fixed(0);
+  s.flink.debloat_enabled = true;
+  VertexSpec source;
+  source.name = "Source";
+  source.records_per_second = 1000;
+  source.record_size = 100;
+  VertexSpec sink;
+  sink.name = "Sink";
+  sink.input = "Source";
+  sink.ship = ShipStrategy::rebalance;
+  sink.cost_per_record = core::microseconds(100);
+  s.job.vertices = {source, sink};
+  Harness h(std::move(s));
+  h.run_for(core::seconds(5));
+  const double measured = h.tasks.debloat_throughput({1, 0, 0});
+  CHECK(measured == Approx(1e6).epsilon(0.1));  // not the 1e5 B/s that arrive
+}

@@ -22,6 +22,7 @@ void Network::recalculate_buffer_size(int id) {
   // ThroughputCalculator pauses while the gate has no data.
   const Duration measured = std::max<Duration>(core::kMillisecond, f.debloat_period - s.debloat_idle);
   const double throughput = static_cast<double>(s.debloat_bytes) / (static_cast<double>(measured) / 1e9);
+  s.debloat_throughput = throughput;
   s.debloat_bytes = 0;
   s.debloat_idle = 0;
   // RemoteInputChannel.getBuffersInUseCount summed over the gate: queued buffers plus

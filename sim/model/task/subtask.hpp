@@ -43,6 +43,7 @@ struct Subtask {
   std::int64_t debloat_announced = 0; // the size last announced upstream
   std::int64_t debloat_bytes = 0;     // bytes consumed in the current period
   Duration debloat_idle = 0;          // time without input in the current period
+  double debloat_throughput = 0;      // ThroughputCalculator's last result, bytes per second
 
   // --- Task thread (stream_task.hpp): mailbox, the step in progress, time accounting.
   bool busy = false;             // processing a buffer or in a sync snapshot

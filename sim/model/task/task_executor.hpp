@@ -145,6 +145,11 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   std::int64_t upload_remaining(TaskRef task) const;
   // The buffer size the consumer of a channel currently asks for (debloating), in bytes.
   std::int64_t buffer_size(TaskRef from, TaskRef to) const;
+  // The throughput its buffer debloater measured last (ThroughputCalculator), bytes per second.
+  double debloat_throughput(TaskRef task) const {
+    return at(vertex_first_[static_cast<std::size_t>(task.vertex)] + task.subtask)
+        .debloat_throughput;
+  }
 
   // --- For the parts (task_part.hpp) and the diagnosis.
   std::vector<Subtask> subtasks_;
