@@ -577,3 +577,37 @@ TEST_CASE("ThroughputCalculatorTest.testIgnoringIdleTime: the debloater's throug
   const double measured = h.tasks.debloat_throughput({1, 0, 0});
   CHECK(measured == Approx(1e6).epsilon(0.1));  // not the 1e5 B/s that arrive
 }
+
+// AlternatingCheckpointsTest.testTimeoutAlignmentAfterProcessingBarrier: one channel's aligned
+// barrier is processed (its channel blocks), the other's is still queued behind data when the
+// aligned-checkpoint timeout passes: the checkpoint switches to unaligned at once, the queued
+// barrier overtakes its data (which becomes channel state) and every channel reads on.
+TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentAfterProcessingBarrier",
+          "[conformance][network]") {
+  Scenario s = two_sources_one_sink();
+  s.flink.checkpointing.unaligned = true;
+  s.flink.checkpointing.aligned_checkpoint_timeout = core::milliseconds(800);
+  Harness h(std::move(s));
+  backpressured(h);
+  const SimTime t0 = h.sim.now();
+  h.trigger(1);
+  // The local channel holds fewer buffers than the remote one (no credit-based queue): its
+  // barrier is processed first and blocks it, while the remote one's is still behind data.
+  bool seen = false;
+  for (int step = 0; step < 80 && !seen; ++step) {
+    h.run_for(core::milliseconds(10));
+    seen = h.tasks.channel_stats(kSource0, kSink)->blocked &&
+           h.sim.now() - t0 < core::milliseconds(800);
+  }
+  REQUIRE(seen);
+  CHECK(h.jm.ack_of(1, 1, 0) == nullptr);
+  h.run_for(t0 + core::milliseconds(850) - h.sim.now());
+  const auto* sink = h.jm.ack_of(1, 1, 0);
+  REQUIRE(sink != nullptr);
+  CHECK(sink->metrics.unaligned);
+  CHECK(sink->at - t0 >= core::milliseconds(800));
+  CHECK(sink->at - t0 < core::milliseconds(850));
+  CHECK(sink->metrics.persisted_bytes > 0);  // the data the queued barrier overtook
+  CHECK_FALSE(h.tasks.channel_stats(kSource0, kSink)->blocked);
+  CHECK_FALSE(h.tasks.channel_stats(kSource1, kSink)->blocked);
+}
