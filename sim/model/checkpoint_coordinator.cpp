@@ -533,7 +533,7 @@ void CheckpointCoordinator::maybe_complete(PendingCheckpoint& pc) {
   pc.store_add = store_add;
   sim_.cancel(pc.canceller);
   finalized_until_ = std::max(finalized_until_, sim_.now()) + write + store_add;
-  sim_.schedule_at(finalized_until_, this, kMetadataWritten, static_cast<std::uint64_t>(pc.id));
+  sim_.schedule_at(finalized_until_, this, kFinalized, static_cast<std::uint64_t>(pc.id));
 }
 
 std::string CheckpointCoordinator::external_path(const PendingCheckpoint& pc) const {
@@ -786,7 +786,7 @@ void CheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t arg) {
       break;
     }
     case kExecuteQueuedRequest: execute_queued_request(); break;
-    case kMetadataWritten: {
+    case kFinalized: {
       auto it = pending_.find(static_cast<std::int64_t>(arg));
       if (it != pending_.end() && it->second->finalizing)
         complete_pending_checkpoint(*it->second, it->second->store_add);

@@ -219,7 +219,7 @@ class CheckpointCoordinator final : public core::EventHandler,
   enum Event : std::uint32_t {
     kPeriodicTrigger, kPlanDone, kIdAllocated, kCreatePending, kStorageInitialized,
     kCoordinatorsDone, kHooksDone, kCanceller, kExecuteQueuedRequest, kAbortAfterRpcFailure,
-    kMetadataWritten,
+    kFinalized,
   };
 
   // CheckpointRequestDecider::Context
