@@ -114,15 +114,20 @@ format:
 clean:
 	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz
 
-# The Debian package and a single-node Slurm cluster (issue 18 items 11-12). Not run by
-# `make test`: test-slurm starts root daemons (munge, slurmctld, slurmd) and test-package a
-# debootstrap chroot; .ci/run calls `make test-dist` after `make test`. Details: README.md.
+# The Debian package, its Docker image and a single-node Slurm cluster (issue 18 items 11-12).
+# Not run by `make test`: test-slurm starts root daemons (munge, slurmctld, slurmd), test-package
+# a debootstrap chroot, test-docker dockerd; .ci/run calls `make test-dist` after `make test`.
+# Details: README.md.
 PACKAGE_DEBIAN_PACKAGES = dpkg-dev debootstrap
 SLURM_DEBIAN_PACKAGES = slurm-wlm munge
+DOCKER_DEBIAN_PACKAGES = docker.io debootstrap
 
-.PHONY: package-deps slurm-deps package test-package test-slurm test-dist
+.PHONY: package-deps slurm-deps docker-deps package test-package test-slurm test-docker test-dist
 package-deps:
 	@$(MAKE) --no-print-directory install-missing PACKAGES="$(PACKAGE_DEBIAN_PACKAGES)"
+
+docker-deps:
+	@$(MAKE) --no-print-directory install-missing PACKAGES="$(DOCKER_DEBIAN_PACKAGES)"
 
 slurm-deps:
 	@$(MAKE) --no-print-directory install-missing PACKAGES="$(SLURM_DEBIAN_PACKAGES)"
@@ -139,7 +144,11 @@ test-slurm: configure slurm-deps
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target ckptsim
 	./tests/slurm/run_test.sh $(BUILD_DIR)
 
-test-dist: test-package test-slurm
+# The Dockerfile built and run (starts dockerd when no engine answers): tests/docker/run_test.sh.
+test-docker: package docker-deps
+	./tests/docker/run_test.sh $(BUILD_DIR)
+
+test-dist: test-package test-slurm test-docker
 
 # The image the Kubernetes template in docs/sweeps.md names (Dockerfile: Debian 12 + the package).
 .PHONY: docker-image
