@@ -24,7 +24,7 @@ void SubtaskCheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t a)
       return;
     case kAckArrives: {
       const PendingAck& ack = acks_[a];
-      if (ack.generation != x_.generation()) return;
+      if (ack.generation != x_.epoch(ack.subtask)) return;
       Subtask& s = sub(ack.subtask);
       s.acked_checkpoint = std::max(s.acked_checkpoint, ack.id);
       listener_.acknowledge_checkpoint(ack.id, ack.task, ack.metrics, ack.state);
@@ -219,7 +219,7 @@ void SubtaskCheckpointCoordinator::send_ack(int id) {
   PendingAck ack;
   ack.id = cp;
   ack.task = {s.vertex, s.index, s.attempt};
-  ack.generation = x_.generation();
+  ack.generation = x_.epoch(id);
   ack.subtask = id;
   ack.sync_end = phase.sync_end;
   ack.metrics.task = ack.task;
@@ -251,7 +251,7 @@ void SubtaskCheckpointCoordinator::send_ack(int id) {
 
 void SubtaskCheckpointCoordinator::upload_finished(std::uint64_t token) {
   PendingAck& ack = acks_[token];
-  if (ack.generation != x_.generation()) return;
+  if (ack.generation != x_.epoch(ack.subtask)) return;
   // AsyncCheckpointRunnable runs from the end of the sync part until the uploads finish (the
   // subtask may have started the next checkpoint's sync part meanwhile).
   ack.metrics.async_duration = sim_.now() - ack.sync_end;

@@ -35,8 +35,9 @@ class ConnectorContext {
   virtual ~ConnectorContext() = default;
   virtual core::Simulation& sim() = 0;
   virtual const Scenario& scenario() const = 0;
-  // Events a connector schedules carry the attempt generation; older ones are ignored.
-  virtual std::uint32_t generation() const = 0;
+  // Events a connector schedules for subtask `index` carry its attempt's generation; those of
+  // an earlier attempt are ignored.
+  virtual std::uint32_t generation(int vertex, int index) const = 0;
   virtual ExecutionState state(int vertex, int index) const = 0;
   virtual TaskRef task(int vertex, int index) const = 0;
   virtual std::string task_name(TaskRef task) const = 0;

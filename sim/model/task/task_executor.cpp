@@ -45,6 +45,7 @@ TaskExecutor::TaskExecutor(core::Simulation& sim, const Scenario& scenario, Obse
     }
   }
   snapshots_.resize(subtasks_.size());
+  epochs_.assign(subtasks_.size(), 0);
   connectors_ = make_connectors(scenario, *this);
   network_.build(subtasks_, vertex_first_);
   network_.clear_network();
@@ -74,7 +75,7 @@ bool TaskExecutor::is_source_task(int vertex) const {
 }
 
 std::uint64_t TaskExecutor::arg(int subtask) const {
-  return (static_cast<std::uint64_t>(generation_) << 32) | static_cast<std::uint32_t>(subtask);
+  return (static_cast<std::uint64_t>(epoch(subtask)) << 32) | static_cast<std::uint32_t>(subtask);
 }
 
 int TaskExecutor::taskmanager_of(int vertex, int subtask) const {
@@ -165,7 +166,7 @@ void TaskExecutor::set_state(Subtask& s, ExecutionState to) {
 
 void TaskExecutor::finish() {
   flush_partial_samples();
-  ++generation_;
+  std::fill(epochs_.begin(), epochs_.end(), ++generation_);
   for (Subtask& s : subtasks_) {
     if (s.state == ExecutionState::running) set_state(s, ExecutionState::finished);
     s.busy = false;
@@ -335,7 +336,7 @@ bool TaskExecutor::has_no_partition(const Subtask& s) const {
 // Lifecycle
 
 void TaskExecutor::deploy(const CompletedCheckpoint* restored) {
-  ++generation_;
+  std::fill(epochs_.begin(), epochs_.end(), ++generation_);
   snapshots_.reset();
   network_.clear_network();  // in-flight data is lost with the old attempts
   running_ = 0;
@@ -405,7 +406,7 @@ void TaskExecutor::deploy(const CompletedCheckpoint* restored) {
 
 void TaskExecutor::cancel() {
   flush_partial_samples();  // the time series sees the queues before they are dropped
-  ++generation_;
+  std::fill(epochs_.begin(), epochs_.end(), ++generation_);
   for (auto& c : connectors_.vertices)
     for (const auto& sink : c.sinks) sink->cancel();
   snapshots_.reset();
@@ -465,7 +466,7 @@ void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
         !t.inputs.empty() && t.finished_inputs == static_cast<int>(t.inputs.size());
     if ((!is_source_task(t.vertex) && !inputs_ended) || t.state == ExecutionState::finished)
       continue;
-    trigger_rpcs_.push_back({static_cast<int>(i), generation_, barrier});
+    trigger_rpcs_.push_back({static_cast<int>(i), epochs_[i], barrier});
     sim_.schedule_in(rpc_delay(static_cast<int>(i), true), this, kTriggerArrives,
                      trigger_rpcs_.size() - 1);
   }
@@ -488,7 +489,7 @@ void TaskExecutor::notify_checkpoint_complete(std::int64_t id) {
   for (auto& c : connectors_.vertices)
     if (c.source) c.source->notify_checkpoint_complete(id);
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
-    notify_rpcs_.push_back({static_cast<int>(i), generation_, id, true});
+    notify_rpcs_.push_back({static_cast<int>(i), epochs_[i], id, true});
     sim_.schedule_in(rpc_delay(static_cast<int>(i), true), this, kNotifyArrives,
                      notify_rpcs_.size() - 1);
   }
@@ -496,7 +497,7 @@ void TaskExecutor::notify_checkpoint_complete(std::int64_t id) {
 
 void TaskExecutor::notify_checkpoint_aborted(std::int64_t id) {
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
-    notify_rpcs_.push_back({static_cast<int>(i), generation_, id, false});
+    notify_rpcs_.push_back({static_cast<int>(i), epochs_[i], id, false});
     sim_.schedule_in(rpc_delay(static_cast<int>(i), true), this, kNotifyArrives,
                      notify_rpcs_.size() - 1);
   }
@@ -602,7 +603,7 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
   switch (static_cast<Event>(kind)) {
     case kTriggerArrives: {
       const TriggerRpc rpc = trigger_rpcs_[a];
-      if (rpc.generation != generation_) return;  // the attempt it was sent to is gone
+      if (rpc.generation != epoch(rpc.subtask)) return;  // the attempt it was sent to is gone
       Subtask& s = at(rpc.subtask);
       if (s.state != ExecutionState::running) {
         // StreamTask.triggerCheckpointAsync on a task that is not running declines.
@@ -619,7 +620,7 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
     case kNotifyArrives: {
       const NotifyRpc& rpc = notify_rpcs_[a];
       Subtask& s = at(rpc.subtask);
-      if (rpc.generation != generation_ || s.state != ExecutionState::running) return;
+      if (rpc.generation != epoch(rpc.subtask) || s.state != ExecutionState::running) return;
       // notifyCheckpointAborted does not touch the barrier handler: aligned inputs stay blocked
       // (R5); a checkpoint not yet taken here is remembered and becomes a cancel marker.
       if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
@@ -639,8 +640,8 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       return;
     }
     case kInitFailed: {
-      if ((a >> 32) != generation_) return;
       const int id = static_cast<int>(a & 0xffffffU);
+      if ((a >> 32) != epoch(id)) return;
       Subtask& s = at(id);
       // (A task without state to restore may already have switched to RUNNING.)
       if (s.state != ExecutionState::initializing && s.state != ExecutionState::running) return;
@@ -653,8 +654,8 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       return;
     }
     case kStateTransition: {
-      if ((a >> 32) != generation_) return;
       const int id = static_cast<int>(a & 0xffffffU);
+      if ((a >> 32) != epoch(id)) return;
       const auto to = static_cast<ExecutionState>((a >> 24) & 0xffU);
       Subtask& s = at(id);
       if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {

@@ -154,7 +154,12 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // --- For the parts (task_part.hpp) and the diagnosis.
   std::vector<Subtask> subtasks_;
   std::vector<int> vertex_first_;  // first subtask id of each vertex
-  std::uint32_t generation() const override { return generation_; }
+  // The epoch of subtask `id`'s current attempt: events and RPCs carry it, and those of an
+  // earlier attempt (one cancelled or replaced since) are ignored.
+  std::uint32_t epoch(int id) const { return epochs_[static_cast<std::size_t>(id)]; }
+  std::uint32_t generation(int vertex, int index) const override {
+    return epoch(vertex_first_[static_cast<std::size_t>(vertex)] + index);
+  }
   Network& network() { return network_; }
   const Network& network() const { return network_; }
   StreamTask& tasks() { return tasks_; }
@@ -223,7 +228,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   Observer& observer_;
   JobMasterGateway& listener_;
   CheckpointingConfig checkpointing_;
-  std::uint32_t generation_ = 0;
+  std::uint32_t generation_ = 0;        // the last epoch handed out
+  std::vector<std::uint32_t> epochs_;   // per subtask
   int running_ = 0;
   Network network_;
   StreamTask tasks_;
@@ -255,9 +261,11 @@ inline int TaskPart::subtask_id(const Subtask& s) const {
   return x_.vertex_first_[static_cast<std::size_t>(s.vertex)] + s.index;
 }
 inline std::uint64_t TaskPart::arg(int subtask) const {
-  return (static_cast<std::uint64_t>(x_.generation()) << 32) | static_cast<std::uint32_t>(subtask);
+  return (static_cast<std::uint64_t>(x_.epoch(subtask)) << 32) | static_cast<std::uint32_t>(subtask);
 }
-inline bool TaskPart::current(std::uint64_t a) const { return (a >> 32) == x_.generation(); }
+inline bool TaskPart::current(std::uint64_t a) const {
+  return (a >> 32) == x_.epoch(subtask_of(a));
+}
 inline Network& TaskPart::network() { return x_.network(); }
 inline const Network& TaskPart::network() const { return x_.network(); }
 inline StreamTask& TaskPart::tasks() { return x_.tasks(); }

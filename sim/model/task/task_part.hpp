@@ -35,7 +35,8 @@ class TaskPart {
   }
   bool is_source(const Subtask& s) const { return !vertex(s).input.has_value(); }
   int subtask_id(const Subtask& s) const;
-  // Event arguments carry the attempt generation: events of older attempts are ignored.
+  // Event arguments carry the subtask and its attempt's epoch: events of older attempts are
+  // ignored.
   std::uint64_t arg(int subtask) const;
   bool current(std::uint64_t a) const;
   static int subtask_of(std::uint64_t a) { return static_cast<int>(a & 0xffffffU); }

@@ -143,7 +143,7 @@ class DorisSink final : public Sink, public core::EventHandler {
 
   void on_event(std::uint32_t kind, std::uint64_t a) override {
     const Pending& p = failures_[a];
-    if (p.generation != ctx_.generation()) return;
+    if (p.generation != ctx_.generation(vertex_, p.index)) return;
     if (ctx_.state(vertex_, p.index) != ExecutionState::running) return;
     const DorisWriter::Failure& failure = p.failure;
     if (kind == kLoadFailed) {
@@ -177,7 +177,7 @@ class DorisSink final : public Sink, public core::EventHandler {
     auto failure = writer(index).take_failure();
     if (!failure) return;
     const SimTime at = std::max(ctx_.sim().now(), failure->at);
-    failures_.push_back({ctx_.generation(), index, *failure});
+    failures_.push_back({ctx_.generation(vertex_, index), index, *failure});
     ctx_.sim().schedule_at(at, this, kLoadFailed, failures_.size() - 1);
   }
 

@@ -149,7 +149,7 @@ class JdbcSink final : public Sink, public core::EventHandler {
 
   void on_event(std::uint32_t, std::uint64_t a) override {
     const Failure& f = failures_[a];
-    if (f.generation != ctx_.generation()) return;
+    if (f.generation != ctx_.generation(vertex_, f.index)) return;
     if (ctx_.state(vertex_, f.index) != ExecutionState::running) return;
     ctx_.fail_task(vertex_, f.index, f.exception_class, f.message);
   }
@@ -211,7 +211,7 @@ class JdbcSink final : public Sink, public core::EventHandler {
   void fail_at(int index, SimTime at, const std::string& exception_class, const std::string& message) {
     Writer& w = writer(index);
     block(w, ctx_.sim().now(), core::kNever);
-    failures_.push_back({ctx_.generation(), index, exception_class, message});
+    failures_.push_back({ctx_.generation(vertex_, index), index, exception_class, message});
     ctx_.sim().schedule_at(std::max(at, ctx_.sim().now()), this, 0, failures_.size() - 1);
   }
 
