@@ -27,6 +27,16 @@ void CheckpointStorage::cancel_all() {
   sim_.cancel(next_finish_);
 }
 
+void CheckpointStorage::cancel_if(const std::function<bool(std::uint64_t)>& drop) {
+  advance();
+  for (Upload& u : waiting_)
+    if (drop(u.token)) u.cancelled = true;
+  active_.erase(std::remove_if(active_.begin(), active_.end(),
+                               [&](const Upload& u) { return drop(u.token); }),
+                active_.end());
+  reschedule();  // the others share the bandwidth the dropped ones used
+}
+
 std::int64_t CheckpointStorage::remaining_bytes(std::uint64_t token) const {
   const double elapsed = static_cast<double>(sim_.now() - last_update_) / 1e9;
   for (const Upload& u : active_)
@@ -56,7 +66,9 @@ void CheckpointStorage::on_event(std::uint32_t kind, std::uint64_t arg) {
   advance();
   if (kind == kLatencyDone) {
     if ((arg >> 40) != generation_) return;
-    active_.push_back(waiting_[arg & ((std::uint64_t{1} << 40) - 1)]);
+    const Upload& u = waiting_[arg & ((std::uint64_t{1} << 40) - 1)];
+    if (u.cancelled) return;
+    active_.push_back(u);
   } else {
     // Every upload within a byte of the end finishes now, in start order.
     std::vector<std::uint64_t> finished;

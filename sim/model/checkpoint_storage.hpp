@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -29,8 +30,10 @@ class CheckpointStorage final : public core::EventHandler {
   // `request`: false when the state is inlined (no request to the storage, no bytes to it);
   // `extra`: time the snapshot thread spends before the request (the first checkpoint's warm-up).
   void start_upload(std::int64_t bytes, std::uint64_t token, bool request, Duration extra);
-  // Drops every upload (the tasks that started them are gone).
+  // Drops every upload (the tasks that started them are gone), or those whose token `drop`
+  // picks (the tasks of a restarting region).
   void cancel_all();
+  void cancel_if(const std::function<bool(std::uint64_t token)>& drop);
   int uploads_in_flight() const { return static_cast<int>(active_.size()); }
   // Bytes an upload still has to transfer (0 if unknown or done).
   std::int64_t remaining_bytes(std::uint64_t token) const;
@@ -43,6 +46,7 @@ class CheckpointStorage final : public core::EventHandler {
   struct Upload {
     std::uint64_t token = 0;
     double remaining = 0;
+    bool cancelled = false;  // while paying the latency
   };
   void advance();
   void reschedule();

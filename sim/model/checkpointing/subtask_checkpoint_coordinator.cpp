@@ -249,6 +249,16 @@ void SubtaskCheckpointCoordinator::send_ack(int id) {
                         cp == cold_checkpoint_ ? scenario_.cluster.checkpoint_warm_up : 0);
 }
 
+void SubtaskCheckpointCoordinator::reset(const std::vector<char>& in) {
+  if (std::all_of(in.begin(), in.end(), [](char c) { return c != 0; })) {
+    storage_.cancel_all();
+    return;
+  }
+  storage_.cancel_if([&](std::uint64_t token) {
+    return in[static_cast<std::size_t>(acks_[token].subtask)] != 0;
+  });
+}
+
 void SubtaskCheckpointCoordinator::upload_finished(std::uint64_t token) {
   PendingAck& ack = acks_[token];
   if (ack.generation != x_.epoch(ack.subtask)) return;

@@ -41,8 +41,9 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
     sync_phases_[static_cast<std::size_t>(id)].alignment = alignment;
   }
   void resize(std::size_t subtasks) { sync_phases_.resize(subtasks); }
-  // A new attempt of every task, or every task cancelled: uploads in flight are dropped.
-  void reset() { storage_.cancel_all(); }
+  // New attempts of the subtasks `in` marks (or those cancelled): their uploads in flight are
+  // dropped.
+  void reset(const std::vector<char>& in);
   // A new submission: its first checkpoint pays the storage's cold start again.
   void job_submitted() { cold_checkpoint_ = -1; }
   std::int64_t upload_remaining(std::uint64_t token) const { return storage_.remaining_bytes(token); }

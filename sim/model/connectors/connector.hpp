@@ -158,7 +158,8 @@ class Sink {
   virtual void notify_checkpoint_complete(int /*index*/, std::int64_t /*id*/) {}
   // Why the task thread is inside the writer (true if it is).
   virtual bool explain_wait(int /*index*/, WaitState&) const { return false; }
-  virtual void cancel() {}  // the attempts are cancelled: open transactions are aborted
+  // Writer `index`'s attempt is cancelled: its open transactions are aborted.
+  virtual void cancel(int /*index*/) {}
 };
 
 // An external system connectors talk to (a database, a broker) as a resource of its own: the

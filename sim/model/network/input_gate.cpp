@@ -14,9 +14,13 @@
 
 namespace ckptsim::model {
 
-void Network::clear_network() {
+void Network::clear_network() { clear_network(std::vector<char>(x_.subtasks_.size(), 1)); }
+
+void Network::clear_network(const std::vector<char>& in) {
   const FlinkConfig& f = scenario_.flink;
+  const auto member = [&](int subtask) { return in[static_cast<std::size_t>(subtask)] != 0; };
   for (Channel& c : channels_) {
+    if (!member(c.producer) && !member(c.consumer)) continue;
     occupancy_change(c, -c.occupancy);  // the dropped buffers leave the queue statistics
     c.subpartition.clear();
     c.received.clear();
@@ -33,7 +37,9 @@ void Network::clear_network() {
     c.finished = false;
     c.drained_bytes = 0;
   }
-  for (Subtask& s : x_.subtasks_) {
+  for (std::size_t id = 0; id < x_.subtasks_.size(); ++id) {
+    if (!in[id]) continue;
+    Subtask& s = x_.subtasks_[id];
     s.with_data.reset(s.inputs.size());
     s.wants_floating.reset(s.inputs.size());
     s.partition_buffers = 0;

@@ -32,8 +32,10 @@ class Network final : public TaskPart, public core::EventHandler {
 
   std::vector<Channel> channels_;
 
-  // Drops every buffer in flight and resets credits (a new attempt of every task).
+  // Drops every buffer in flight and resets credits (a new attempt of every task), or only on
+  // the channels of the subtasks `in` marks (a restarting region: no channel leaves it).
   void clear_network();
+  void clear_network(const std::vector<char>& in);
 
   // --- RecordWriter / OutputFlusher
   bool output_available(const Subtask& s) const;

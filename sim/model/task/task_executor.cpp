@@ -136,9 +136,13 @@ std::optional<CheckpointCoordinatorGateway::PlanFailure> TaskExecutor::checkpoin
 }
 
 std::int64_t TaskExecutor::total_source_position() const {
+  return source_position(all_subtask_ids());
+}
+
+std::int64_t TaskExecutor::source_position(const std::vector<int>& ids) const {
   std::int64_t total = 0;
-  for (const Subtask& s : subtasks_)
-    if (is_source_task(s.vertex)) total += s.position;
+  for (int id : ids)
+    if (is_source_task(at(id).vertex)) total += at(id).position;
   return total;
 }
 
@@ -303,9 +307,12 @@ void TaskExecutor::flush_samples() {
   for (Subtask& s : subtasks_) tasks_.account(s);
 }
 
-void TaskExecutor::flush_partial_samples() {
+void TaskExecutor::flush_partial_samples() { flush_partial_samples(all_subtask_ids()); }
+
+void TaskExecutor::flush_partial_samples(const std::vector<int>& ids) {
   // The attempts end: their last, partial sample periods are reported too.
-  for (Subtask& s : subtasks_) {
+  for (int id : ids) {
+    Subtask& s = at(id);
     tasks_.account(s);
     const Duration covered = s.sample.busy + s.sample.back_pressured + s.sample.idle;
     if (scenario_.sample_period <= 0 || s.state != ExecutionState::running || covered <= 0)
@@ -335,15 +342,42 @@ bool TaskExecutor::has_no_partition(const Subtask& s) const {
 // ---------------------------------------------------------------------------------------------
 // Lifecycle
 
-void TaskExecutor::deploy(const CompletedCheckpoint* restored) {
-  std::fill(epochs_.begin(), epochs_.end(), ++generation_);
-  snapshots_.reset();
-  network_.clear_network();  // in-flight data is lost with the old attempts
+std::vector<int> TaskExecutor::all_subtask_ids() const {
+  std::vector<int> ids(subtasks_.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
+  return ids;
+}
+
+std::vector<char> TaskExecutor::membership(const std::vector<int>& ids) const {
+  std::vector<char> in(subtasks_.size(), 0);
+  for (int id : ids) in[static_cast<std::size_t>(id)] = 1;
+  return in;
+}
+
+void TaskExecutor::new_attempts_of(const std::vector<int>& ids) {
+  ++generation_;
+  for (int id : ids) epochs_[static_cast<std::size_t>(id)] = generation_;
+  const std::vector<char> in = membership(ids);
+  snapshots_.reset(in);
+  network_.clear_network(in);  // in-flight data is lost with the old attempts
   running_ = 0;
+  for (std::size_t id = 0; id < subtasks_.size(); ++id)
+    if (!in[id] && subtasks_[id].state == ExecutionState::running) ++running_;
+}
+
+void TaskExecutor::deploy(const CompletedCheckpoint* restored, const std::vector<int>& ids,
+                          bool global) {
+  new_attempts_of(ids);
   const ClusterSpec& cluster = scenario_.cluster;
-  for (auto& c : connectors_.vertices)
-    if (c.source) c.source->restart_enumerator(sim_.now());
-  for (std::size_t id = 0; id < subtasks_.size(); ++id) {
+  // A global recovery resets the operator coordinators to the checkpoint; a regional one does
+  // not (SchedulerBase.restoreState: restoreLatestCheckpointedStateToSubtasks restores with
+  // OperatorCoordinatorRestoreBehavior.SKIP and only notifies subtaskReset, which gives a
+  // SourceCoordinator's enumerator the subtask's splits back).
+  if (global)
+    for (auto& c : connectors_.vertices)
+      if (c.source) c.source->restart_enumerator(sim_.now());
+  for (int i : ids) {
+    const auto id = static_cast<std::size_t>(i);
     Subtask& s = subtasks_[id];
     const TaskSnapshot* state = restored_state(restored, s.vertex, s.index);
     if (Source* reader = source(s.vertex)) {
@@ -404,16 +438,16 @@ void TaskExecutor::deploy(const CompletedCheckpoint* restored) {
   }
 }
 
-void TaskExecutor::cancel() {
-  flush_partial_samples();  // the time series sees the queues before they are dropped
-  std::fill(epochs_.begin(), epochs_.end(), ++generation_);
-  for (auto& c : connectors_.vertices)
-    for (const auto& sink : c.sinks) sink->cancel();
-  snapshots_.reset();
-  network_.clear_network();
-  running_ = 0;
+void TaskExecutor::cancel(const std::vector<int>& ids) {
+  flush_partial_samples(ids);  // the time series sees the queues before they are dropped
+  for (int id : ids) {
+    const Subtask& s = at(id);
+    for (const auto& sink : sinks(s.vertex)) sink->cancel(s.index);
+  }
+  new_attempts_of(ids);
   bool any = false;
-  for (std::size_t id = 0; id < subtasks_.size(); ++id) {
+  for (int i : ids) {
+    const auto id = static_cast<std::size_t>(i);
     Subtask& s = subtasks_[id];
     s.busy = s.waiting_output = s.emission_scheduled = s.wake_scheduled = s.flush_scheduled = false;
     s.pending_triggers.clear();

@@ -80,10 +80,16 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // Why a subtask has not acknowledged checkpoint `id` (diagnosis/wait_state.cpp).
   WaitState wait_state(TaskRef task, std::int64_t checkpoint_id) const;
 
-  // Deploys a new attempt of every subtask, restoring `restored` (nullptr = no state).
-  void deploy(const CompletedCheckpoint* restored);
-  // Cancels every subtask (in-flight data is lost).
-  void cancel();
+  // Every subtask id, in order (the set a global failover restarts).
+  std::vector<int> all_subtask_ids() const;
+  // Deploys a new attempt of the subtasks `ids` (ascending), restoring `restored` (nullptr = no
+  // state); `global`: a global recovery, which also resets the operator coordinators.
+  void deploy(const CompletedCheckpoint* restored, const std::vector<int>& ids, bool global);
+  void deploy(const CompletedCheckpoint* restored) { deploy(restored, all_subtask_ids(), true); }
+  // Cancels the subtasks `ids` (ascending; in-flight data on their channels is lost); the others
+  // run on. all_tasks_terminal() follows once no subtask is CANCELING.
+  void cancel(const std::vector<int>& ids);
+  void cancel() { cancel(all_subtask_ids()); }
   // Finishes every subtask (after a stop-with-savepoint completed).
   void finish();
 
@@ -107,8 +113,9 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // Timeline: the vertex (or one subtask) stops processing from `from` for `length` (or ever).
   void add_stall(int vertex, std::optional<int> subtask, SimTime from,
                  std::optional<Duration> length);
-  // Records read by all sources so far (their positions).
+  // Records read by all sources so far (their positions), or by those of `ids`.
   std::int64_t total_source_position() const;
+  std::int64_t source_position(const std::vector<int>& ids) const;
   // One channel as the network sees it (for tests and the diagnosis).
   struct ChannelStats {
     int backlog = 0;          // data buffers in the producer's subpartition
@@ -139,8 +146,9 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   const LatencyHistogram& end_to_end_latency() const { return tasks_.end_to_end_latency(); }
   // Closes every subtask's time accounting up to now (the end of a run).
   void flush_samples();
-  // The same, also reporting the partial last period of every running subtask.
+  // The same, also reporting the partial last period of every running subtask (of `ids`).
   void flush_partial_samples();
+  void flush_partial_samples(const std::vector<int>& ids);
   // Where an unacknowledged subtask's upload stands (bytes left).
   std::int64_t upload_remaining(TaskRef task) const;
   // The buffer size the consumer of a channel currently asks for (debloating), in bytes.
@@ -204,6 +212,10 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   const Channel& channel(int id) const;
   const VertexSpec& vertex(const Subtask& s) const;
   std::uint64_t arg(int subtask) const;
+  std::vector<char> membership(const std::vector<int>& ids) const;  // per subtask: in `ids`
+  // The subtasks `ids` get new attempt epochs; their checkpoint uploads and the data on their
+  // channels are dropped.
+  void new_attempts_of(const std::vector<int>& ids);
   // The task's input ended (a source's run() returned, or EndOfPartition on every input
   // channel): it FINISHES now, or with checkpoints after tasks finish (FLIP-147) after its final
   // checkpoint completes.

@@ -127,9 +127,7 @@ class DorisSink final : public Sink, public core::EventHandler {
     return true;
   }
 
-  void cancel() override {
-    for (DorisWriter& w : writers_) w.abort_all();
-  }
+  void cancel(int index) override { writer(index).abort_all(); }
 
   // A table was dropped under the running writers' loads.
   void table_dropped(const std::string& table) {

@@ -76,8 +76,8 @@ class JdbcSink final : public Sink, public core::EventHandler {
     writers_[static_cast<std::size_t>(index)] = Writer{};
     writers_[static_cast<std::size_t>(index)].last_tick = ctx_.sim().now();
   }
-  void cancel() override {
-    for (Writer& w : writers_) w = Writer{};  // the batches in memory are gone with the task
+  void cancel(int index) override {
+    writer(index) = Writer{};  // the batches in memory are gone with the task
   }
 
   Duration write(int index, const Buffer& b, Duration cpu) override {
