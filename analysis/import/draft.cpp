@@ -680,7 +680,7 @@ class Drafter {
       Action a;
       a.at_ms = std::max<std::int64_t>(draft_ms(t) - 5, 0);
       a.lines = {
-          "do: fail-task", "vertex: " + quoted(vertices_.front().name),
+          "do: fail-task", "vertex: " + quoted(vertices_.front().name), "subtask: 0",
           "# TODO: a stand-in. The job failed over with no checkpoint failure before it: find "
           "the task failure's exception (/jobs/:jid/exceptions) and which task it was"};
       actions_.push_back(a);

@@ -224,6 +224,11 @@ Imported import_log(std::string_view text, const std::string& name) {
     c.failure_message = reason ? model::message(*reason) : message;
   };
   std::smatch m;
+  // Failovers: the job's RUNNING -> RESTARTING lines, or (a region failover restarts while the
+  // job is already RESTARTING) the handled failures DefaultScheduler.restartTasksWithDelay logs,
+  // when the log is one job's (the lines name an attempt, not the job).
+  int status_failovers = 0;
+  int restart_lines = 0;
   for (const LogLine& l : lines) {
     const std::int64_t now_ms = epoch_of(l).value_or(last_ms);
     last_ms = now_ms;
@@ -326,6 +331,7 @@ Imported import_log(std::string_view text, const std::string& name) {
         continue;
       }
     }
+    if (msg.find(" tasks will be restarted to recover ") != std::string::npos) ++restart_lines;
     if (msg.find("switched from state") != std::string::npos && std::regex_search(msg, m, kJobStatus) &&
         m[2] == r.job_id) {
       const auto from = job_status(m[3]), to = job_status(m[4]);
@@ -335,7 +341,8 @@ Imported import_log(std::string_view text, const std::string& name) {
       }
       if (r.job_name.empty()) r.job_name = m[1];
       r.job_status_changes.push_back({now, *from, *to});
-      if (*from == model::JobStatus::running && *to == model::JobStatus::restarting) ++r.failovers;
+      if (*from == model::JobStatus::running && *to == model::JobStatus::restarting)
+        ++status_failovers;
       if (*from == model::JobStatus::restarting && *to == model::JobStatus::running) ++r.restarts;
       continue;
     }
@@ -367,6 +374,7 @@ Imported import_log(std::string_view text, const std::string& name) {
       }
     }
   }
+  r.failovers = mentions.size() == 1 ? std::max(status_failovers, restart_lines) : status_failovers;
   if (r.job_id.empty()) {
     report.files.push_back(name + ": no checkpoint or job status line of any job");
     return out;

@@ -30,6 +30,7 @@ const char* flink_release(FlinkVersion v);           // a concrete release, e.g.
 enum class CheckpointingMode { exactly_once, at_least_once };
 enum class RetentionPolicy { never_retain, retain_on_cancellation, delete_on_cancellation };
 enum class RestartStrategyKind { none, fixed_delay, failure_rate, exponential_delay };
+enum class FailoverStrategyKind { region, full };
 
 // execution.checkpointing.* (reference/flink-coordinator.md section 1.1)
 struct CheckpointingConfig {
@@ -102,6 +103,9 @@ struct FlinkConfig {
   int debloat_threshold_percent = 25;
   bool operator_chaining = true;        // pipeline.operator-chaining
   std::int64_t min_segment_size = 256;  // taskmanager.memory.min-segment-size
+  // jobmanager.execution.failover-strategy (JobManagerOptions.EXECUTION_FAILOVER_STRATEGY):
+  // 'region' (the default) restarts a failed task's pipelined region, 'full' every task.
+  FailoverStrategyKind failover_strategy = FailoverStrategyKind::region;
 };
 
 // Fills the version-dependent defaults that the user did not set (restart strategy defaults of

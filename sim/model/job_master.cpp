@@ -130,7 +130,9 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   restart_strategy_ = create_restart_strategy(this->flink(),
                                               core::RandomStream(scenario_.seed, restart_stream));
   stop_request_.reset();
-  cancel_done_ = backoff_done_ = false;
+  restarts_pending_.clear();
+  failover_ = std::make_unique<FailoverStrategy>(this->flink().failover_strategy,
+                                                 tasks_.num_subtasks(), tasks_.channel_ends());
 
   // A submission starts INITIALIZING (the JobMaster is created), then CREATED, then RUNNING.
   status_ = JobStatus::initializing;
@@ -247,53 +249,73 @@ void JobMaster::task_failed(TaskRef task, const std::string& exception_class,
 }
 
 void JobMaster::handle_failure(const Failure& f) {
-  // A failure that finds the job restarting, failing or terminal (or another failure being
-  // handled) is part of that recovery.
-  if (status_ != JobStatus::running || handling_failure_) return;
-  if (f.only_if_running) {
-    // failGlobalIfExecutionIsStillRunning: only while that attempt is RUNNING or INITIALIZING.
-    const TaskRef& attempt = *f.only_if_running;
-    const ExecutionState s = tasks_.state(attempt.vertex, attempt.subtask);
-    const auto current = tasks_.all_tasks();
-    const bool same_attempt = std::any_of(current.begin(), current.end(), [&](const TaskRef& t) {
-      return t.vertex == attempt.vertex && t.subtask == attempt.subtask &&
-             t.attempt == attempt.attempt;
-    });
-    if (!same_attempt || (s != ExecutionState::running && s != ExecutionState::initializing))
-      return;
+  // Another failure being handled keeps the main thread (this one is merged into it).
+  if (handling_) return;
+  PendingRestart restart;
+  if (f.failed_task) {
+    // DefaultScheduler.handleTaskFailure: the failover strategy picks the tasks to restart. A
+    // task failure is handled while another region restarts (the job is RESTARTING), but not
+    // one of an old attempt or of a task already waiting to restart (its execution was
+    // cancelled: Execution.markFailed on a CANCELING execution completes the cancellation).
+    if (status_ != JobStatus::running && status_ != JobStatus::restarting) return;
+    if (!tasks_.is_current_attempt(*f.failed_task)) return;
+    const int failed = tasks_.subtask_id(*f.failed_task);
+    for (const auto& [key, pending] : restarts_pending_)
+      if (std::binary_search(pending.tasks.begin(), pending.tasks.end(), failed)) return;
+    restart.tasks = failover_->tasks_needing_restart(failed);
+  } else {
+    // A global failure that finds the job restarting, failing or terminal is part of that
+    // recovery.
+    if (status_ != JobStatus::running) return;
+    if (f.only_if_running) {
+      // failGlobalIfExecutionIsStillRunning: only while that attempt is RUNNING or
+      // INITIALIZING.
+      const TaskRef& attempt = *f.only_if_running;
+      const ExecutionState s = tasks_.state(attempt.vertex, attempt.subtask);
+      if (!tasks_.is_current_attempt(attempt) ||
+          (s != ExecutionState::running && s != ExecutionState::initializing))
+        return;
+    }
+    restart.global = true;
+    restart.tasks = tasks_.all_subtask_ids();
   }
   // DefaultScheduler.handleGlobalFailure logs "Trying to recover from a global failure." first;
-  // a task failure is logged by Execution.markFailed. A failed task restarts its pipelined
-  // region; ckptsim restarts every task (one region).
+  // a task failure is logged by Execution.markFailed.
+  const int n = static_cast<int>(restart.tasks.size());
   if (f.failed_task)
-    observer_.task_failed(sim_.now(), *f.failed_task, f.exception_class, f.message,
-                          tasks_.num_subtasks());
+    observer_.task_failed(sim_.now(), *f.failed_task, f.exception_class, f.message, n);
   else
-    observer_.global_failure(sim_.now(), f.exception_class, f.message, tasks_.num_subtasks());
+    observer_.global_failure(sim_.now(), f.exception_class, f.message, n);
   restart_strategy_->notify_failure(sim_.now());
-  position_at_failure_ = tasks_.total_source_position();
+  restart.position_at_failure = tasks_.source_position(restart.tasks);
   // ExecutionFailureHandler.getGlobalFailureHandlingResult / getFailureHandlingResult keep the
   // main thread until maybeRestartTasks.
-  handling_failure_ = true;
+  handling_ = std::move(restart);
   main_thread_.continue_after(kFailureHandling, this, kFailureHandled);
 }
 
 void JobMaster::maybe_restart_tasks() {
-  handling_failure_ = false;
-  if (status_ != JobStatus::running) return;
+  PendingRestart restart = std::move(*handling_);
+  handling_.reset();
+  if (status_ != JobStatus::running && status_ != JobStatus::restarting) return;
   if (!restart_strategy_->can_restart()) {
     observer_.restart_suppressed(sim_.now(), restart_strategy_->to_string());
+    restarts_pending_.clear();
     transition(JobStatus::failing);
     tasks_.cancel();
     return;
   }
   // restartTasksWithDelay: "N tasks will be restarted ...", then addVerticesToRestartPending
-  // (RUNNING -> RESTARTING), cancelTasksAsync, and restartTasks after the backoff.
+  // (RUNNING -> RESTARTING, also for a region: the job is RESTARTING until no task waits to
+  // restart), cancelTasksAsync, and restartTasks after the backoff.
   ++failovers_;
-  cancel_done_ = backoff_done_ = false;
+  const std::uint64_t key = next_restart_++;
+  const std::vector<int> tasks = restart.tasks;
+  restarts_pending_.emplace(key, std::move(restart));
+  observer_.restarting_tasks(sim_.now());
   transition(JobStatus::restarting);
-  sim_.schedule_in(restart_strategy_->backoff_time(), this, kRestart);
-  tasks_.cancel();
+  sim_.schedule_in(restart_strategy_->backoff_time(), this, kRestart, key);
+  tasks_.cancel(tasks);
 }
 
 void JobMaster::all_tasks_terminal() {
@@ -301,8 +323,11 @@ void JobMaster::all_tasks_terminal() {
     case JobStatus::failing: transition(JobStatus::failed); break;
     case JobStatus::cancelling: transition(JobStatus::canceled); break;
     case JobStatus::restarting:
-      cancel_done_ = true;
-      if (backoff_done_) main_thread_.execute(this, kRestartTasks);
+      for (auto& [key, restart] : restarts_pending_) {
+        if (restart.cancelled) continue;
+        restart.cancelled = true;
+        if (restart.backoff_over) main_thread_.execute(this, kRestartTasks, key);
+      }
       break;
     case JobStatus::running:
       if (!stop_request_) transition(JobStatus::finished);  // after stop-with-savepoint
@@ -311,21 +336,32 @@ void JobMaster::all_tasks_terminal() {
   }
 }
 
-void JobMaster::restart_tasks() {
-  if (status_ != JobStatus::restarting) return;
-  // DefaultScheduler.restartTasks (cancelFuture.thenRunAsync(..., main thread executor)): RUNNING again (the scheduler restarts with a new random
-  // initial delay), then SchedulerBase.restoreState aborts what is pending and restores.
+void JobMaster::restart_tasks(std::uint64_t key) {
+  const auto it = restarts_pending_.find(key);
+  if (status_ != JobStatus::restarting || it == restarts_pending_.end()) return;
+  const PendingRestart restart = std::move(it->second);
+  restarts_pending_.erase(it);
+  // DefaultScheduler.restartTasks (cancelFuture.thenRunAsync(..., main thread executor)):
+  // removeVerticesFromRestartPending makes the job RUNNING again once no task waits to restart
+  // (the scheduler starts with a new random initial delay), then SchedulerBase.restoreState
+  // aborts what is pending and restores: every task and the operator coordinators after a
+  // global failure (restoreLatestCheckpointedStateToAll), only the restarted tasks after a task
+  // failure (restoreLatestCheckpointedStateToSubtasks; coordinators are not reset).
   ++restarts_;
-  transition(JobStatus::running);
+  if (restarts_pending_.empty()) transition(JobStatus::running);
   coordinator_->abort_current_triggering();
   coordinator_->abort_pending_checkpoints(CheckpointFailureReason::job_failover_region);
-  const CompletedCheckpoint* restored = coordinator_->restore_latest_checkpointed_state(true);
+  const CompletedCheckpoint* restored =
+      coordinator_->restore_latest_checkpointed_state(restart.global);
   std::int64_t restored_position = 0;
   if (restored)
-    for (const auto& [task, state] : restored->task_states) restored_position += state.source_position;
-  const std::int64_t replayed = std::max<std::int64_t>(0, position_at_failure_ - restored_position);
-  replayed_ += replayed;
-  tasks_.deploy(restored);
+    for (int id : restart.tasks) {
+      const TaskRef t = tasks_.task_ref(id);
+      const auto state = restored->task_states.find({t.vertex, t.subtask});
+      if (state != restored->task_states.end()) restored_position += state->second.source_position;
+    }
+  replayed_ += std::max<std::int64_t>(0, restart.position_at_failure - restored_position);
+  tasks_.deploy(restored, restart.tasks, restart.global);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,14 +444,21 @@ std::optional<std::uint64_t> JobMaster::run_action(const TimelineAction& a) {
       if (a.flink) flink_ = a.flink;
       submit(find_start_state(a));
       return std::nullopt;
-    case ActionKind::fail_task:
-      if (status_ == JobStatus::running)
-        enqueue_failure({"org.apache.flink.util.FlinkException",
-                         "Task " + a.vertex + " failed (scenario timeline).", std::nullopt,
-                         std::nullopt});
+    case ActionKind::fail_task: {
+      // The task's code throws: Task.failExternally (RUNNING -> FAILED on its TaskManager), then
+      // the JobMaster handles a task failure (the failover strategy picks what restarts).
+      const int task = task_of_operator(scenario_.job, a.vertex);
+      if (task < 0 || status_ != JobStatus::running) return std::nullopt;
+      const int parallelism = scenario_.job.vertices[static_cast<std::size_t>(task)].parallelism;
+      for (int i = 0; i < parallelism; ++i)
+        if (!a.subtask || *a.subtask == i)
+          tasks_.fail_subtask(task, i, "org.apache.flink.util.FlinkException",
+                              "Task " + a.vertex + " failed (scenario timeline).");
       return std::nullopt;
+    }
     case ActionKind::cancel:
       if (is_globally_terminal(status_)) return std::nullopt;
+      restarts_pending_.clear();
       transition(JobStatus::cancelling);
       tasks_.cancel();
       return std::nullopt;
@@ -461,27 +504,32 @@ void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
     case kTimelineAction: run_action(scenario_.timeline[arg]); break;
     case kGlobalFailure: handle_failure(failures_[arg]); break;
     case kFailureHandled: maybe_restart_tasks(); break;
-    case kRestartTasks: restart_tasks(); break;
+    case kRestartTasks: restart_tasks(arg); break;
     case kCoordinatorsCompleted:
     case kCoordinatorsAborted:
       tasks_.notify_source_coordinators(static_cast<std::int64_t>(arg),
                                         kind == kCoordinatorsCompleted);
       break;
-    case kRestart:
-      backoff_done_ = true;
-      if (status_ == JobStatus::restarting && cancel_done_)
-        main_thread_.execute(this, kRestartTasks);
+    case kRestart: {
+      const auto it = restarts_pending_.find(arg);
+      if (it == restarts_pending_.end()) break;
+      it->second.backoff_over = true;
+      if (status_ == JobStatus::restarting && it->second.cancelled)
+        main_thread_.execute(this, kRestartTasks, arg);
       break;
+    }
     case kHeartbeatTimeout: {
       // JobMaster.TaskManagerHeartbeatListener.notifyHeartbeatTimeout -> disconnectTaskManager:
       // the tasks on it fail.
       const int tm = scenario_.timeline[arg].taskmanager;
+      // Each task on it fails; the first of each pipelined region restarts that region (the
+      // others are already waiting to restart).
       if (status_ != JobStatus::running) break;
-      if (auto task = tasks_.first_task_on(tm))
+      for (const TaskRef& task : tasks_.tasks_on(tm))
         enqueue_failure({"java.util.concurrent.TimeoutException",
                          "Heartbeat of TaskManager with id ckptsim-taskmanager-" +
                              std::to_string(tm + 1) + " timed out.",
-                         *task, std::nullopt});
+                         task, std::nullopt});
       break;
     }
     case kRandomFailure:

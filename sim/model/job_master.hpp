@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "sim/core/simulation.hpp"
 #include "sim/model/checkpoint_coordinator.hpp"
 #include "sim/model/config.hpp"
+#include "sim/model/failover_strategy.hpp"
 #include "sim/model/main_thread_executor.hpp"
 #include "sim/model/observer.hpp"
 #include "sim/model/restart_strategy.hpp"
@@ -93,7 +95,8 @@ class JobMaster final : public core::EventHandler,
   void handle_failure(const Failure& failure);
   // DefaultScheduler.maybeRestartTasks: restartTasksWithDelay, or the job fails.
   void maybe_restart_tasks();
-  void restart_tasks();
+  // DefaultScheduler.restartTasks of the pending restart `key`.
+  void restart_tasks(std::uint64_t key);
   // Carries out a timeline action; the coordinator's request id when it triggered a checkpoint
   // or savepoint.
   std::optional<std::uint64_t> run_action(const TimelineAction& action);
@@ -113,12 +116,21 @@ class JobMaster final : public core::EventHandler,
   int failovers_ = 0;
   int restarts_ = 0;
   std::int64_t replayed_ = 0;
-  std::int64_t position_at_failure_ = 0;
-  bool cancel_done_ = false;
-  bool backoff_done_ = false;
+  // The tasks a handled failure restarts (DefaultScheduler's verticesWaitingForRestart), from
+  // restartTasksWithDelay until restartTasks: once cancelled and after the backoff.
+  struct PendingRestart {
+    std::vector<int> tasks;  // subtask ids, ascending
+    bool global = false;     // a global failure's (every task, coordinators reset)
+    std::int64_t position_at_failure = 0;  // the sources' records read by those tasks
+    bool cancelled = false;
+    bool backoff_over = false;
+  };
+  std::map<std::uint64_t, PendingRestart> restarts_pending_;
+  std::uint64_t next_restart_ = 0;
+  std::optional<PendingRestart> handling_;  // the failure being handled (the main thread's)
+  std::unique_ptr<FailoverStrategy> failover_;  // of the current submission
   std::optional<std::uint64_t> stop_request_;
   std::vector<Failure> failures_;
-  bool handling_failure_ = false;  // between handleGlobalFailure and maybeRestartTasks
   std::optional<CompletedCheckpoint> start_state_;
   core::RandomStream failure_rng_;
   std::vector<MasterStepSpec> master_steps_;  // of the current coordinator

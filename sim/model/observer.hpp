@@ -170,6 +170,9 @@ class Observer {
   virtual void global_failure(SimTime, const std::string& /*exception_class*/,
                               const std::string& /*message*/, int /*tasks_to_restart*/) {}
   virtual void restart_suppressed(SimTime, const std::string& /*strategy*/) {}
+  // DefaultScheduler.restartTasksWithDelay for the failure just reported (task_failed or
+  // global_failure): its tasks wait to restart (also when the job is already RESTARTING).
+  virtual void restarting_tasks(SimTime) {}
   // A task failed (Execution RUNNING -> FAILED) with this exception; the job fails over.
   virtual void task_failed(SimTime, TaskRef, const std::string& /*exception_class*/,
                            const std::string& /*message*/, int /*tasks_to_restart*/) {}

@@ -148,15 +148,18 @@ void Recorder::savepoint_requested(SimTime t, bool stop) {
            : fmt::format("Triggering savepoint for job {}.", result_.job_id));
 }
 
-void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobStatus to) {
+void Recorder::restarting_tasks(SimTime t) {
   // DefaultScheduler.restartTasksWithDelay logs before addVerticesToRestartPending moves the job
-  // to RESTARTING; a task failure names the failed ExecutionAttemptID (1.17-2.0).
-  if (to == model::JobStatus::restarting)
-    log(t, LogLevel::info, kJobMaster,
-        task_failure_ ? fmt::format("{} tasks will be restarted to recover the failed task {}.",
-                                    tasks_to_restart_, failed_attempt_)
-                      : fmt::format("{} tasks will be restarted to recover from a global failure.",
-                                    tasks_to_restart_));
+  // to RESTARTING (a region failing while another restarts logs it too, without a status
+  // change); a task failure names the failed ExecutionAttemptID (1.17-2.0).
+  log(t, LogLevel::info, kJobMaster,
+      task_failure_ ? fmt::format("{} tasks will be restarted to recover the failed task {}.",
+                                  tasks_to_restart_, failed_attempt_)
+                    : fmt::format("{} tasks will be restarted to recover from a global failure.",
+                                  tasks_to_restart_));
+}
+
+void Recorder::job_status_changed(SimTime t, model::JobStatus from, model::JobStatus to) {
   std::vector<std::string> cause;
   if (to == model::JobStatus::failing && !suppressed_by_.empty()) {
     cause.push_back("org.apache.flink.runtime.JobException: Recovery is suppressed by " +

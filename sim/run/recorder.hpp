@@ -50,6 +50,7 @@ class Recorder final : public model::Observer {
   void global_failure(SimTime, const std::string& exception_class, const std::string& message,
                       int tasks) override;
   void restart_suppressed(SimTime, const std::string& strategy) override;
+  void restarting_tasks(SimTime) override;
   void task_failed(SimTime, model::TaskRef, const std::string& exception_class,
                    const std::string& message, int tasks) override;
   void connector_event(SimTime, const model::ConnectorEvent&) override;

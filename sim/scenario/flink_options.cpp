@@ -356,11 +356,9 @@ const std::vector<FlinkOption>& flink_options() {
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
       {"jobmanager.execution.failover-strategy", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {
-         const auto choice = read_choice(r.ctx, v, "failover strategy", {"region", "full"});
-         // This version of ckptsim always fails over globally, which is 'full'.
-         if (choice == 0u)
-           not_modelled(v, r, "jobmanager.execution.failover-strategy: region",
-                        "every failure restarts the whole job, as with 'full'");
+         if (const auto choice = read_choice(r.ctx, v, "failover strategy", {"region", "full"}))
+           r.config.failover_strategy =
+               *choice == 0u ? model::FailoverStrategyKind::region : model::FailoverStrategyKind::full;
        }},
       {"parallelism.default", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {

@@ -98,6 +98,9 @@ flink:
   restart-strategy.type: fixed-delay
   restart-strategy.fixed-delay.attempts: 10
   restart-strategy.fixed-delay.delay: 1 s
+  # Whole-job properties: a failed task restarts every task (a forward chain's subtask would
+  # restart only its region, tests/model/failover_strategy_test.cpp).
+  jobmanager.execution.failover-strategy: full
 cluster: { taskmanagers: 2, slots-per-taskmanager: 2, deploy-time: 100 ms }
 job:
   vertices:)";
@@ -152,6 +155,12 @@ struct Facts final : model::Observer {
     completed.push_back(id);
   }
   void global_failure(SimTime, const std::string&, const std::string&, int) override {
+    failed();
+  }
+  void task_failed(SimTime, TaskRef, const std::string&, const std::string&, int) override {
+    failed();
+  }
+  void failed() {
     // Reported before the tasks are cancelled: the positions the sources had reached.
     Failover f;
     f.position = tasks->total_source_position();

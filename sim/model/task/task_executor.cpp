@@ -184,10 +184,11 @@ void TaskExecutor::stall_taskmanager(int tm, SimTime from, Duration length) {
     if (s.taskmanager == tm) add_stall(s.vertex, s.index, from, length);
 }
 
-std::optional<TaskRef> TaskExecutor::first_task_on(int tm) const {
+std::vector<TaskRef> TaskExecutor::tasks_on(int tm) const {
+  std::vector<TaskRef> on;
   for (const Subtask& s : subtasks_)
-    if (s.taskmanager == tm) return TaskRef{s.vertex, s.index, s.attempt};
-  return std::nullopt;
+    if (s.taskmanager == tm) on.push_back({s.vertex, s.index, s.attempt});
+  return on;
 }
 
 void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost) {
@@ -346,6 +347,17 @@ std::vector<int> TaskExecutor::all_subtask_ids() const {
   std::vector<int> ids(subtasks_.size());
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
   return ids;
+}
+
+std::vector<std::pair<int, int>> TaskExecutor::channel_ends() const {
+  std::vector<std::pair<int, int>> ends;
+  ends.reserve(network_.channels_.size());
+  for (const Channel& c : network_.channels_) ends.emplace_back(c.producer, c.consumer);
+  return ends;
+}
+
+bool TaskExecutor::is_current_attempt(TaskRef t) const {
+  return at(subtask_id(t)).attempt == t.attempt;
 }
 
 std::vector<char> TaskExecutor::membership(const std::vector<int>& ids) const {

@@ -64,7 +64,15 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   const CheckpointingConfig& checkpointing() const { return checkpointing_; }
   // Timeline operations on the task side.
   void stall_taskmanager(int tm, SimTime from, Duration length);
-  std::optional<TaskRef> first_task_on(int tm) const;
+  std::vector<TaskRef> tasks_on(int tm) const;
+  // Timeline: a deployed subtask's code throws (it switches to FAILED and the JobMaster learns).
+  void fail_subtask(int vertex, int index, const std::string& exception_class,
+                    const std::string& message) {
+    const ExecutionState s = state(vertex, index);
+    if (s == ExecutionState::deploying || s == ExecutionState::initializing ||
+        s == ExecutionState::running)
+      fail_task(vertex, index, exception_class, message);
+  }
   void set_source_rate(int vertex, double records_per_second);
   // A legacy source takes the checkpoint lock until its next record (length: none) or for
   // `length`.
@@ -82,6 +90,10 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
 
   // Every subtask id, in order (the set a global failover restarts).
   std::vector<int> all_subtask_ids() const;
+  // (producer, consumer) subtask ids of every channel: the links of the pipelined regions.
+  std::vector<std::pair<int, int>> channel_ends() const;
+  // Whether `t` is the current attempt of its subtask.
+  bool is_current_attempt(TaskRef t) const;
   // Deploys a new attempt of the subtasks `ids` (ascending), restoring `restored` (nullptr = no
   // state); `global`: a global recovery, which also resets the operator coordinators.
   void deploy(const CompletedCheckpoint* restored, const std::vector<int>& ids, bool global);
