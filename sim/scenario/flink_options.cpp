@@ -360,7 +360,9 @@ const std::vector<FlinkOption>& flink_options() {
        }},
       {"pipeline.operator-chaining", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
-      {"pipeline.operator-chaining.enabled", FlinkVersion::v1_20,
+      // PipelineOptions.OPERATOR_CHAINING: key pipeline.operator-chaining.enabled from 1.18
+      // (FLINK-31996, release-1.18 PipelineOptions), the old key deprecated.
+      {"pipeline.operator-chaining.enabled", FlinkVersion::v1_18,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
       {"jobmanager.execution.failover-strategy", FlinkVersion::v1_17,
        [](const Node& v, FlinkReader& r) {

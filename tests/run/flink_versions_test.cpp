@@ -66,7 +66,7 @@ TEST_CASE(
     CHECK(has(entry, "taskName"));
     CHECK(has(entry, "taskManagerId") == (v >= FlinkVersion::v1_17));
     CHECK(has(entry, "failureLabels") == (v >= FlinkVersion::v1_18));
-    CHECK(has(entry, "endpoint") == (v >= FlinkVersion::v1_17));
+    CHECK(has(entry, "endpoint") == (v >= FlinkVersion::v1_19));
     CHECK(has(entry, "location") == (v < FlinkVersion::v2_0));
   }
   // release-1.16: exactly the RootExceptionInfo fields.
@@ -86,7 +86,7 @@ TEST_CASE("JobExceptionsInfo.ExecutionExceptionInfo: taskManagerId from 1.17, en
     }
     REQUIRE(out["all-exceptions"].size() == 1);
     std::vector<std::string> expected{"exception", "task", "location"};
-    if (v >= FlinkVersion::v1_17) expected.push_back("endpoint");
+    if (v >= FlinkVersion::v1_19) expected.push_back("endpoint");
     expected.push_back("timestamp");
     if (v >= FlinkVersion::v1_17) expected.push_back("taskManagerId");
     CHECK(keys(out["all-exceptions"][0]) == expected);
@@ -102,7 +102,7 @@ TEST_CASE(
     r.flink_version = v;
     const ordered_json vertex = run::rest_vertex_details(r, 1);
     const ordered_json& subtask = vertex["subtasks"][0];
-    CHECK(has(subtask, "endpoint") == (v >= FlinkVersion::v1_17));
+    CHECK(has(subtask, "endpoint") == (v >= FlinkVersion::v1_19));
     CHECK(has(subtask, "host") == (v < FlinkVersion::v2_0));
     CHECK(has(subtask, "status-duration") == (v >= FlinkVersion::v1_16));
     CHECK(has(subtask["metrics"], "accumulated-busy-time") == (v >= FlinkVersion::v1_16));

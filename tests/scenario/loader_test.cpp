@@ -584,6 +584,18 @@ TEST_CASE("ExecutionOptions.BUFFER_TIMEOUT: execution.buffer-timeout.interval fr
   CHECK(load_ok(yaml, {"flink.version=1.16"}).flink.buffer_timeout == core::milliseconds(20));
 }
 
+// FLINK-31996: release-1.18 PipelineOptions.OPERATOR_CHAINING has the key
+// pipeline.operator-chaining.enabled (pipeline.operator-chaining deprecated).
+TEST_CASE("PipelineOptions.OPERATOR_CHAINING: pipeline.operator-chaining.enabled from 1.18") {
+  const std::string yaml = std::string("flink:\n  pipeline.operator-chaining.enabled: false\n") +
+                           kMinimalJob;
+  CHECK(errors_of(yaml, {"flink.version=1.17"})
+            .find("'pipeline.operator-chaining.enabled' needs Flink 1.18 or later") !=
+        std::string::npos);
+  CHECK_FALSE(load_ok(yaml, {"flink.version=1.18"}).flink.operator_chaining);
+  CHECK_FALSE(load_ok(yaml, {"flink.version=1.19"}).flink.operator_chaining);
+}
+
 TEST_CASE("Flink 2.1 takes 2.0's rules: defaults, removed buffer options, patch releases") {
   const model::Scenario s = load_ok(
       std::string("flink:\n  version: \"2.1.0\"\n  execution.checkpointing.interval: 1 min\n") +

@@ -214,7 +214,8 @@ std::string task_name(const RunResult& r, const Failure& f) {
 ordered_json exception_entry(const RunResult& r, const Failure& f) {
   // JobExceptionsInfoWithHistory.ExceptionInfo's fields by release branch: 1.15/1.16 exceptionName,
   // stacktrace, timestamp, taskName, location; release-1.17 adds taskManagerId, release-1.18
-  // failureLabels (FLIP-304); 2.0 and 2.1 drop location.
+  // failureLabels (FLIP-304), release-1.19 endpoint (and deprecates location); 2.0 and 2.1 drop
+  // location.
   const model::FlinkVersion v = r.flink_version;
   ordered_json out;
   out["exceptionName"] = f.exception_class;
@@ -227,7 +228,7 @@ ordered_json exception_entry(const RunResult& r, const Failure& f) {
     const int tm = rest::taskmanager_of(r, f.subtask);
     out["taskName"] = task_name(r, f);
     if (v < model::FlinkVersion::v2_0) out["location"] = rest::taskmanager_endpoint(tm);
-    if (v >= model::FlinkVersion::v1_17) out["endpoint"] = rest::taskmanager_endpoint(tm);
+    if (v >= model::FlinkVersion::v1_19) out["endpoint"] = rest::taskmanager_endpoint(tm);
     if (v >= model::FlinkVersion::v1_17) out["taskManagerId"] = rest::taskmanager_id(tm);
   }
   // ckptsim fails over on the first failure: no concurrent ones.
@@ -366,9 +367,9 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
       item["task"] =
           v.name + " (" + std::to_string(f.subtask + 1) + "/" + std::to_string(v.parallelism) + ")";
       // JobExceptionsInfo.ExecutionExceptionInfo: release-1.15/-1.16 exception, task, location,
-      // timestamp; release-1.17 adds taskManagerId.
+      // timestamp; release-1.17 adds taskManagerId, release-1.19 endpoint.
       item["location"] = rest::taskmanager_endpoint(tm);
-      if (r.flink_version >= model::FlinkVersion::v1_17)
+      if (r.flink_version >= model::FlinkVersion::v1_19)
         item["endpoint"] = rest::taskmanager_endpoint(tm);
       item["timestamp"] = epoch_ms(r, f.time);
       if (r.flink_version >= model::FlinkVersion::v1_17)

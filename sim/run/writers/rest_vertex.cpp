@@ -109,11 +109,12 @@ SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask, std:
   out["status"] = model::to_string(state);
   out["attempt"] = e.attempt;
   // 1.x: the deprecated host, a creator property before endpoint (removed in 2.0, FLINK-36355;
-  // 2.1 neither). SubtaskExecutionAttemptDetailsInfo on release-1.15/-1.16 has host only.
+  // 2.1 neither). endpoint came with 1.19 (FLINK-33147): SubtaskExecutionAttemptDetailsInfo on
+  // release-1.15 to -1.18 has host only.
   if (r.flink_version < model::FlinkVersion::v2_0) {
     out["host"] = assigned ? rest::taskmanager_host(tm) : "(unassigned)";
   }
-  if (r.flink_version >= model::FlinkVersion::v1_17) out["endpoint"] = endpoint;
+  if (r.flink_version >= model::FlinkVersion::v1_19) out["endpoint"] = endpoint;
   out["start-time"] = start;
   out["end-time"] = end;
   out["duration"] = duration;
