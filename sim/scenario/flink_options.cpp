@@ -204,9 +204,13 @@ const std::vector<FlinkOption>& flink_options() {
       {"execution.checkpointing.aligned-checkpoint-timeout", FlinkVersion::v1_15, aligned_timeout},
       {"execution.checkpointing.alignment-timeout", FlinkVersion::v1_15, aligned_timeout},
       {"execution.checkpointing.externalized-checkpoint-retention", FlinkVersion::v1_15, retention},
-      {"execution.checkpointing.num-retained", FlinkVersion::v1_17, num_retained},
+      // CheckpointingOptions (1.20) made execution.checkpointing.num-retained and
+      // ...checkpoints-after-tasks-finish the keys; up to 1.19 only state.checkpoints.num-retained
+      // and ...checkpoints-after-tasks-finish.enabled exist (release-1.19 CheckpointingOptions,
+      // ExecutionCheckpointingOptions), so the new names are unknown keys there.
+      {"execution.checkpointing.num-retained", FlinkVersion::v1_20, num_retained},
       {"state.checkpoints.num-retained", FlinkVersion::v1_15, num_retained},
-      {"execution.checkpointing.checkpoints-after-tasks-finish", FlinkVersion::v1_17,
+      {"execution.checkpointing.checkpoints-after-tasks-finish", FlinkVersion::v1_20,
        after_tasks_finish},
       {"execution.checkpointing.checkpoints-after-tasks-finish.enabled", FlinkVersion::v1_15,
        after_tasks_finish},

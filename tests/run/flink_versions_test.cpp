@@ -213,6 +213,10 @@ TEST_CASE("ConfigurationInfo (/jobmanager/config): 1.15/1.16 keys before FLINK-2
   const auto k17 = config_keys(FlinkVersion::v1_17);
   CHECK(k17.count("restart-strategy.type") == 1);
   CHECK(k17.count("state.backend.type") == 1);
+  // ExecutionCheckpointingOptions up to 1.19, CheckpointingOptions' new key from 1.20.
+  CHECK(k17.count("execution.checkpointing.checkpoints-after-tasks-finish.enabled") == 1);
+  CHECK(config_keys(FlinkVersion::v1_20).count(
+            "execution.checkpointing.checkpoints-after-tasks-finish") == 1);
   // 2.1 = 2.0: NettyShuffleEnvironmentOptions has no exclusive/floating buffer options.
   CHECK(config_keys(FlinkVersion::v2_1).count("taskmanager.network.memory.buffers-per-channel") ==
         0);

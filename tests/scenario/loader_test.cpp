@@ -610,3 +610,17 @@ TEST_CASE("Flink 2.1 takes 2.0's rules: defaults, removed buffer options, patch 
   CHECK(load_ok(kMinimalJob, {"flink.version=1.15.4"}).flink.version == model::FlinkVersion::v1_15);
   CHECK(load_ok(kMinimalJob, {"flink.version=1.16"}).flink.version == model::FlinkVersion::v1_16);
 }
+
+// CheckpointingOptions on release-1.20 has execution.checkpointing.num-retained and
+// ...checkpoints-after-tasks-finish (older names deprecated); release-1.19 does not know them.
+TEST_CASE("CheckpointingOptions: execution.checkpointing.num-retained and "
+          "...checkpoints-after-tasks-finish from 1.20") {
+  for (const char* key : {"execution.checkpointing.num-retained: 3",
+                          "execution.checkpointing.checkpoints-after-tasks-finish: false"}) {
+    INFO(key);
+    const std::string yaml = std::string("flink:\n  ") + key + "\n" + kMinimalJob;
+    CHECK(errors_of(yaml, {"flink.version=1.19"}).find("needs Flink 1.20 or later") !=
+          std::string::npos);
+    load_ok(yaml, {"flink.version=1.20"});
+  }
+}

@@ -137,8 +137,11 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
       : cp.retention == model::RetentionPolicy::retain_on_cancellation ? "RETAIN_ON_CANCELLATION"
                                                                        : "DELETE_ON_CANCELLATION");
   put("state.checkpoints.num-retained", std::to_string(cp.num_retained));
-  put(old_keys ? "execution.checkpointing.checkpoints-after-tasks-finish.enabled"
-               : "execution.checkpointing.checkpoints-after-tasks-finish",
+  // ...checkpoints-after-tasks-finish is the key from 1.20 (CheckpointingOptions); before, the
+  // option is ExecutionCheckpointingOptions' ...checkpoints-after-tasks-finish.enabled.
+  put(r.flink_version < model::FlinkVersion::v1_20
+          ? "execution.checkpointing.checkpoints-after-tasks-finish.enabled"
+          : "execution.checkpointing.checkpoints-after-tasks-finish",
       bool_text(cp.checkpoints_after_tasks_finish));
   // State.
   put(old_keys ? "state.backend" : "state.backend.type",
