@@ -359,8 +359,12 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
   const bool restarted =
       std::any_of(r.job_status_changes.begin(), r.job_status_changes.end(),
                   [](const run::JobStatusChange& s) { return s.to == JobStatus::restarting; });
+  // FLINK-29372 (1.17) renamed restart-strategy and execution.checkpointing.unaligned; a 1.15 or
+  // 1.16 draft takes the keys its version reads.
+  const bool old_keys = r.flink_version < model::FlinkVersion::v1_17;
+  const char* restart_key = old_keys ? "restart-strategy" : "restart-strategy.type";
   if (failing && !restarted) {
-    f.flink.push_back({"restart-strategy.type", "none",
+    f.flink.push_back({restart_key, "none",
                        "TODO: the job went from RUNNING to FAILING without a restart: no restart "
                        "strategy, or its attempts were used up. Check restart-strategy.*"});
   } else if (!restart_ms.empty()) {
@@ -368,7 +372,7 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     const std::int64_t median = restart_ms[restart_ms.size() / 2];
     if (std::llabs(median - 1000) > 100) {
       f.flink.push_back(
-          {"restart-strategy.type", "fixed-delay",
+          {restart_key, "fixed-delay",
            "TODO: measured from the log, the median of " + std::to_string(restart_ms.size()) +
                " restarts (RESTARTING to RUNNING); the real strategy may be another"});
       f.flink.push_back({"restart-strategy.fixed-delay.attempts", "2147483647", ""});
@@ -387,7 +391,9 @@ Facts flink_facts(const run::RunResult& r, const ImportReport& report,
     f.flink.push_back({"execution.checkpointing.max-concurrent-checkpoints",
                        std::to_string(cc.unaligned ? 1 : cc.max_concurrent),
                        "from /jobs/:jid/checkpoints/config"});
-    f.flink.push_back({"execution.checkpointing.unaligned.enabled", cc.unaligned ? "true" : "false",
+    f.flink.push_back({old_keys ? "execution.checkpointing.unaligned"
+                                : "execution.checkpointing.unaligned.enabled",
+                       cc.unaligned ? "true" : "false",
                        "from /jobs/:jid/checkpoints/config"});
     if (cc.mode == model::CheckpointingMode::at_least_once)
       f.flink.push_back(

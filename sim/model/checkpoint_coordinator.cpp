@@ -47,7 +47,7 @@ CheckpointCoordinator::CheckpointCoordinator(core::Simulation& sim,
       gateway_(gateway),
       observer_(observer),
       rng_(rng),
-      failure_manager_(config_.checkpointing.tolerable_failed, callbacks),
+      failure_manager_(config_.checkpointing.tolerable_failed, callbacks, config_.version),
       decider_(config_.checkpointing.max_concurrent,
                // CC constructor: min-pause capped at one year (L315-319)
                std::min<Duration>(config_.checkpointing.min_pause, 365 * 24 * core::kHour),
@@ -74,7 +74,7 @@ Duration CheckpointCoordinator::base_interval() const {
 
 void CheckpointCoordinator::start_checkpoint_scheduler() {
   if (shutdown_) return;
-  // 1.17-1.19 stop unconditionally first, which aborts pending checkpoints (a savepoint too)
+  // 1.15-1.19 stop unconditionally first, which aborts pending checkpoints (a savepoint too)
   // with SUSPEND; 1.20+ only when periodic checkpointing had started (FLINK-34519).
   if (config_.version < FlinkVersion::v1_20 || periodic_scheduling_) stop_checkpoint_scheduler();
   periodic_scheduling_ = true;
@@ -425,8 +425,10 @@ void CheckpointCoordinator::abort_pending_checkpoint(PendingCheckpoint& pc,
   gateway_.notify_checkpoint_aborted(id, latest_completed_id(), ts);
   for (std::size_t i = 0; i < config_.master_steps.size(); ++i)
     master_notifications_.push_back("abort:" + std::to_string(id));
+  // Up to 1.18 (from 1.15: CheckpointCoordinator.abortPendingCheckpoint's finally block on
+  // release-1.15/-1.16) every aborted id is remembered; 1.19+ only expired ones (FLINK-15922).
   if (ex.reason == CheckpointFailureReason::checkpoint_expired ||
-      config_.version == FlinkVersion::v1_17 || config_.version == FlinkVersion::v1_18)
+      config_.version < FlinkVersion::v1_19)
     remember_expired(id);
   pending_.erase(id);
   schedule_trigger_request(config_.abort_handling);
@@ -572,9 +574,16 @@ void CheckpointCoordinator::complete_pending_checkpoint(PendingCheckpoint& pc,
                                    "Could not complete the pending checkpoint " +
                                        std::to_string(id) + ".",
                                    false};
+      // Up to 1.17 (release-1.15/-1.16/-1.17 CheckpointCoordinator.finalizeCheckpoint) the
+      // failure manager heard of the success before the store add, and a failed add only
+      // reports the stats as failed (reportFailedCheckpoint) and throws: it is neither logged by
+      // nor counted in the failure manager. FLINK-32347 (1.18) reports success after the add
+      // and hands a failed add to the failure manager.
+      const bool before_1_18 = config_.version < FlinkVersion::v1_18;
+      if (before_1_18) failure_manager_.handle_checkpoint_success(id);
       finish_request(request_id, ex.reason, id);
       observer_.checkpoint_aborted(sim_.now(), id, ex);
-      handle_failure(&pc, props, ex, std::nullopt, true, id);
+      if (!before_1_18) handle_failure(&pc, props, ex, std::nullopt, true, id);
       gateway_.notify_checkpoint_aborted(id, latest_completed_id(), completed.timestamp);
       pending_.erase(id);
       schedule_trigger_request();
@@ -592,10 +601,11 @@ void CheckpointCoordinator::complete_pending_checkpoint(PendingCheckpoint& pc,
   failure_manager_.handle_checkpoint_success(id);
   pending_.erase(id);  // `pc` is gone from here on
   schedule_trigger_request();
-  // completePendingCheckpoint up to 1.18: rememberRecentCheckpointId(checkpointId) after every
-  // successful completion, so late acks of completed checkpoints WARN too; 1.19+ remembers only
-  // expired ids (FLINK-15922).
-  if (config_.version == FlinkVersion::v1_17 || config_.version == FlinkVersion::v1_18)
+  // completePendingCheckpoint up to 1.18 (from 1.15: cleanupAfterCompletedCheckpoint on
+  // release-1.15/-1.16): rememberRecentCheckpointId(checkpointId) after every successful
+  // completion, so late acks of completed checkpoints WARN too; 1.19+ remembers only expired ids
+  // (FLINK-15922).
+  if (config_.version < FlinkVersion::v1_19)
     remember_expired(id);
 
   // cleanupAfterCompletedCheckpoint

@@ -1,10 +1,14 @@
-// Port of CheckpointFailureManager's counting rules (1.17-2.0, coordinator notes 4.1-4.3).
+// Port of CheckpointFailureManager's counting rules (1.15-2.1, coordinator notes 4.1-4.3).
 #include "sim/model/checkpoint_failure_manager.hpp"
 
 namespace ckptsim::model {
 
-std::string tolerable_failure_message(CheckpointFailureReason latest) {
-  // checkFailureAgainstCounter: String.format("%s The latest checkpoint failed due to %s, view
+std::string tolerable_failure_message(CheckpointFailureReason latest, FlinkVersion version) {
+  // checkFailureAgainstCounter on release-1.15/-1.16: new FlinkRuntimeException(
+  // EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE), the bare sentence. FLINK-29969 (1.17) added
+  // the latest reason.
+  if (version < FlinkVersion::v1_17) return "Exceeded checkpoint tolerable failure threshold.";
+  // 1.17+ checkFailureAgainstCounter: String.format("%s The latest checkpoint failed due to %s, view
   // the Checkpoint History tab or the Job Manager log to find out why continuous checkpoints
   // failed.", EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE, reason.message())
   return std::string("Exceeded checkpoint tolerable failure threshold. The latest checkpoint "
@@ -45,6 +49,11 @@ void CheckpointFailureManager::check_failure_against_counter(const CheckpointExc
     case CheckpointFailureReason::checkpoint_declined:
     case CheckpointFailureReason::checkpoint_expired:
     case CheckpointFailureReason::finalize_checkpoint_failure:
+      // checkFailureCounter on release-1.15 lists FINALIZE_CHECKPOINT_FAILURE among the ignored
+      // reasons; FLINK-27570 (release-1.16) counts it.
+      if (ex.reason == CheckpointFailureReason::finalize_checkpoint_failure &&
+          version_ < FlinkVersion::v1_16)
+        break;
       // checkFailureCounter: counted once per id; the unknown id -1 always counts.
       if (checkpoint_id == kUnknownCheckpointId || counted_ids_.insert(checkpoint_id).second)
         ++counter_;
@@ -54,7 +63,7 @@ void CheckpointFailureManager::check_failure_against_counter(const CheckpointExc
   }
   if (counter_ > tolerable_) {
     clear_count();
-    const std::string message = tolerable_failure_message(ex.reason);
+    const std::string message = tolerable_failure_message(ex.reason, version_);
     if (attempt)
       callbacks_.fail_job_due_to_task_failure(message, *attempt);
     else

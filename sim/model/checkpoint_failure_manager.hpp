@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "sim/model/config.hpp"
 #include "sim/model/types.hpp"
 
 namespace ckptsim::model {
@@ -16,7 +17,8 @@ inline constexpr std::int64_t kUnknownCheckpointId = -1;  // CheckpointFailureMa
 inline constexpr int kUnlimitedTolerableFailures = 2147483647;
 
 // Why the job is failed: the FlinkRuntimeException message built by checkFailureAgainstCounter.
-std::string tolerable_failure_message(CheckpointFailureReason latest);
+std::string tolerable_failure_message(CheckpointFailureReason latest,
+                                      FlinkVersion version = FlinkVersion::v1_17);
 
 class CheckpointFailureManager {
  public:
@@ -27,8 +29,9 @@ class CheckpointFailureManager {
     virtual void fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) = 0;
   };
 
-  CheckpointFailureManager(int tolerable_failures, Callbacks& callbacks)
-      : tolerable_(tolerable_failures), callbacks_(callbacks) {}
+  CheckpointFailureManager(int tolerable_failures, Callbacks& callbacks,
+                           FlinkVersion version = FlinkVersion::v1_17)
+      : tolerable_(tolerable_failures), callbacks_(callbacks), version_(version) {}
 
   // handleCheckpointException routing after the stats and the log line (which the coordinator
   // reports): job-level when the reason is pre-flight or no attempt is given, else task-level.
@@ -48,6 +51,7 @@ class CheckpointFailureManager {
 
   int tolerable_;
   Callbacks& callbacks_;
+  FlinkVersion version_;
   int counter_ = 0;
   std::set<std::int64_t> counted_ids_;
   std::int64_t last_succeeded_ = INT64_MIN;

@@ -18,12 +18,14 @@ namespace ckptsim::model {
 using core::Duration;
 using core::SimTime;
 
-enum class FlinkVersion { v1_17, v1_18, v1_19, v1_20, v2_0 };
+// Oldest first: version rules compare with < and >=, so a rule written for one version carries
+// over to the later ones until Flink changes it again.
+enum class FlinkVersion { v1_15, v1_16, v1_17, v1_18, v1_19, v1_20, v2_0, v2_1 };
 const char* to_string(FlinkVersion v);               // "1.17"
 // Every version ckptsim models, oldest first.
-inline constexpr FlinkVersion kFlinkVersions[] = {FlinkVersion::v1_17, FlinkVersion::v1_18,
-                                                   FlinkVersion::v1_19, FlinkVersion::v1_20,
-                                                   FlinkVersion::v2_0};
+inline constexpr FlinkVersion kFlinkVersions[] = {
+    FlinkVersion::v1_15, FlinkVersion::v1_16, FlinkVersion::v1_17, FlinkVersion::v1_18,
+    FlinkVersion::v1_19, FlinkVersion::v1_20, FlinkVersion::v2_0,  FlinkVersion::v2_1};
 std::optional<FlinkVersion> parse_flink_version(std::string_view s);
 const char* flink_release(FlinkVersion v);           // a concrete release, e.g. "1.17.2"
 

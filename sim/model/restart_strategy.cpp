@@ -91,7 +91,7 @@ std::int64_t jitter_ms(std::int64_t backoff_ms, double jitter_factor, core::Rand
   return rng.uniform_int(-offset, offset);
 }
 
-// 1.17/1.18 (flip1.ExponentialDelayRestartBackoffTimeStrategy): always restartable. The first
+// 1.15-1.18 (flip1.ExponentialDelayRestartBackoffTimeStrategy): always restartable. The first
 // failure, and any failure at least threshold + currentBackoff after the previous one, resets the
 // backoff to the initial value; otherwise it grows by the multiplier (truncated to whole ms) up
 // to the maximum. getBackoffTime adds the jitter and caps at the maximum (no lower bound), and
@@ -202,7 +202,9 @@ std::unique_ptr<RestartBackoffTimeStrategy> create_restart_strategy(const FlinkC
       return std::make_unique<FailureRate>(r.failure_rate_max_failures, r.failure_rate_interval,
                                            r.failure_rate_delay);
     case RestartStrategyKind::exponential_delay:
-      if (config.version == FlinkVersion::v1_17 || config.version == FlinkVersion::v1_18)
+      // flip1/ExponentialDelayRestartBackoffTimeStrategy is byte-identical on release-1.15,
+      // -1.16 and -1.17; 1.19 rewrote it (FLINK-32895), 2.1 keeps 2.0's.
+      if (config.version < FlinkVersion::v1_19)
         return std::make_unique<ExponentialDelayLegacy>(r, rng);
       return std::make_unique<ExponentialDelay>(r, rng);
   }

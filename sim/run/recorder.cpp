@@ -91,6 +91,12 @@ CheckpointRecord* Recorder::find(std::int64_t id) {
 }
 
 std::string Recorder::attempt_id(model::TaskRef t) const {
+  // ExecutionAttemptID on release-1.15 wraps a random AbstractID: 32 hex digits, here a stable
+  // one per execution graph, subtask and attempt. 1.16 made it an ExecutionGraphID, an
+  // ExecutionVertexID and the attempt number.
+  if (result_.flink_version < model::FlinkVersion::v1_16)
+    return stable_id(fmt::format("attempt/{}/{}/{}/{}", execution_graph_id_, t.vertex, t.subtask,
+                                 t.attempt));
   // ExecutionAttemptID.toString(): <executionGraphId>_<vertexId>_<subtask>_<attempt>
   return fmt::format("{}_{}_{}_{}", execution_graph_id_,
                      result_.vertices[static_cast<std::size_t>(t.vertex)].id, t.subtask,
@@ -135,8 +141,9 @@ void Recorder::job_submitted(SimTime t, int submission) {
     result_.restores.clear();
     result_.latest_restored.reset();
   }
-  // Dispatcher.submitJob; 2.0 submits an ExecutionPlan (FLINK-36446) and says "job".
-  const bool v2 = result_.flink_version == model::FlinkVersion::v2_0;
+  // Dispatcher.submitJob; 2.0 submits an ExecutionPlan (FLINK-36446) and says "job", 2.1 too;
+  // release-1.15/-1.16 say "JobGraph" like 1.17.
+  const bool v2 = result_.flink_version >= model::FlinkVersion::v2_0;
   log(t, LogLevel::info, kDispatcher,
       fmt::format("Received {} submission '{}' ({}).", v2 ? "job" : "JobGraph", result_.job_name,
                   result_.job_id));
@@ -151,7 +158,9 @@ void Recorder::savepoint_requested(SimTime t, bool stop) {
 void Recorder::restarting_tasks(SimTime t) {
   // DefaultScheduler.restartTasksWithDelay logs before addVerticesToRestartPending moves the job
   // to RESTARTING (a region failing while another restarts logs it too, without a status
-  // change); a task failure names the failed ExecutionAttemptID (1.17-2.0).
+  // change); a task failure names the failed ExecutionAttemptID (1.16-2.1; FLINK-28137 added
+  // the lines in 1.16, release-1.15's DefaultScheduler has none: task_failed).
+  if (result_.flink_version < model::FlinkVersion::v1_16) return;
   log(t, LogLevel::info, kJobMaster,
       task_failure_ ? fmt::format("{} tasks will be restarted to recover the failed task {}.",
                                   tasks_to_restart_, failed_attempt_)
@@ -419,6 +428,10 @@ void Recorder::coordinator_shutdown(SimTime t) {
 }
 
 void Recorder::request_queue_time(SimTime t, Duration waited) {
+  // CheckpointRequestDecider.logInQueueTime on release-1.15/-1.16 computes
+  // request.timestamp - currentTimeMillis(), never above 100 ms: the line never prints. FLINK-29307
+  // fixed the subtraction in 1.17.
+  if (result_.flink_version < model::FlinkVersion::v1_17) return;
   log(t, LogLevel::info, kDecider,
       fmt::format("checkpoint request time in queue: {}", core::to_millis(waited)));
 }
@@ -485,6 +498,25 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
       fmt::format("{} ({}) switched from {} to FAILED on {}.", task_name(task),
                   attempt_id(task), model::to_string(failed_from_), location(task)),
       std::move(throwable));
+  if (result_.flink_version < model::FlinkVersion::v1_16 &&
+      scenario_.flink.failover_strategy == model::FailoverStrategyKind::region) {
+    // Release-1.15: ExecutionFailureHandler.getFailureHandlingResult asks the failover strategy
+    // for the tasks to restart before it asks the restart strategy, so these print even when
+    // recovery is suppressed. RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart
+    // names the ExecutionVertexID (<JobVertexID>_<subtask>); the second line ends in a space.
+    // (The default strategy, region; 'full', RestartAllFailoverStrategy, logs neither.)
+    constexpr const char* kRegionStrategy =
+        "org.apache.flink.runtime.executiongraph.failover.flip1."
+        "RestartPipelinedRegionFailoverStrategy";
+    const std::string vertex_id =
+        fmt::format("{}_{}", result_.vertices[static_cast<std::size_t>(task.vertex)].id,
+                    task.subtask);
+    log(t, LogLevel::info, kRegionStrategy,
+        fmt::format("Calculating tasks to restart to recover the failed task {}.", vertex_id));
+    log(t, LogLevel::info, kRegionStrategy,
+        fmt::format("{} tasks should be restarted to recover the failed task {}. ", tasks,
+                    vertex_id));
+  }
 }
 
 void Recorder::connector_event(SimTime t, const model::ConnectorEvent& e) {

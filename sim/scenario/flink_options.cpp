@@ -1,5 +1,6 @@
 // The Flink options a scenario's `flink:` block may set: one table row per key (aliases are rows
-// too), with the first Flink version that knows it and how its value lands in model::FlinkConfig.
+// too), with the first Flink version that knows it (v1_15: every modelled version) and how its
+// value lands in model::FlinkConfig.
 // Keys, defaults and limits follow reference/flink-coordinator.md section 1.
 #include <algorithm>
 #include <limits>
@@ -126,12 +127,12 @@ void buffer_timeout(const Node& v, FlinkReader& r) {
 
 const std::vector<FlinkOption>& flink_options() {
   static const std::vector<FlinkOption> options = {
-      {"execution.checkpointing.interval", FlinkVersion::v1_17,
+      {"execution.checkpointing.interval", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          const auto d = read_flink_duration(r.ctx, v);
          if (!d) return;
          // CheckpointConfig.configure -> setCheckpointInterval throws below 10 ms, in every
-         // version from 1.17 to 2.0: the job is not submitted.
+         // version from 1.15 to 2.1: the job is not submitted.
          if (*d < kMinimalCheckpointTime) {
            r.ctx.error(v.loc,
                        "the checkpoint interval must be at least 10 ms, got '" + v.text + "'",
@@ -151,7 +152,7 @@ const std::vector<FlinkOption>& flink_options() {
                       "no modelled source reports a backlog (FLIP-309), so the interval "
                       "never changes");
        }},
-      {"execution.checkpointing.timeout", FlinkVersion::v1_17,
+      {"execution.checkpointing.timeout", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          const auto d = read_flink_duration(r.ctx, v);
          if (!d) return;
@@ -162,21 +163,21 @@ const std::vector<FlinkOption>& flink_options() {
          }
          r.config.checkpointing.timeout = *d;
        }},
-      {"execution.checkpointing.min-pause", FlinkVersion::v1_17,
+      {"execution.checkpointing.min-pause", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          duration_into(v, r, r.config.checkpointing.min_pause);
        }},
-      {"execution.checkpointing.max-concurrent-checkpoints", FlinkVersion::v1_17,
+      {"execution.checkpointing.max-concurrent-checkpoints", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "execution.checkpointing.max-concurrent-checkpoints", 1,
                   r.config.checkpointing.max_concurrent);
        }},
-      {"execution.checkpointing.tolerable-failed-checkpoints", FlinkVersion::v1_17,
+      {"execution.checkpointing.tolerable-failed-checkpoints", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "execution.checkpointing.tolerable-failed-checkpoints", 0,
                   r.config.checkpointing.tolerable_failed);
        }},
-      {"execution.checkpointing.mode", FlinkVersion::v1_17,
+      {"execution.checkpointing.mode", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          using model::CheckpointingMode;
          if (const auto m = read_enum<CheckpointingMode>(
@@ -185,9 +186,14 @@ const std::vector<FlinkOption>& flink_options() {
                   {"AT_LEAST_ONCE", CheckpointingMode::at_least_once}}))
            r.config.checkpointing.mode = *m;
        }},
+      // FLINK-29372 (1.17, "Add suffix to all options that conflict with YAML") made
+      // unaligned.enabled, restart-strategy.type and state.backend.type the keys and kept the old
+      // names as deprecated keys; release-1.15/-1.16 know only the old names
+      // (ExecutionCheckpointingOptions.ENABLE_UNALIGNED, RestartStrategyOptions.RESTART_STRATEGY,
+      // StateBackendOptions.STATE_BACKEND).
       {"execution.checkpointing.unaligned.enabled", FlinkVersion::v1_17, unaligned},
-      {"execution.checkpointing.unaligned", FlinkVersion::v1_17, unaligned},
-      {"execution.checkpointing.unaligned.forced", FlinkVersion::v1_17,
+      {"execution.checkpointing.unaligned", FlinkVersion::v1_15, unaligned},
+      {"execution.checkpointing.unaligned.forced", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          bool_into(v, r, r.config.checkpointing.unaligned_forced);
          // It only lifts Flink's refusal of unaligned checkpoints on iterative jobs and
@@ -195,47 +201,51 @@ const std::vector<FlinkOption>& flink_options() {
          not_modelled(v, r, "execution.checkpointing.unaligned.forced",
                       "scenarios have no iterative jobs, where it matters");
        }},
-      {"execution.checkpointing.aligned-checkpoint-timeout", FlinkVersion::v1_17, aligned_timeout},
-      {"execution.checkpointing.alignment-timeout", FlinkVersion::v1_17, aligned_timeout},
-      {"execution.checkpointing.externalized-checkpoint-retention", FlinkVersion::v1_17, retention},
-      {"execution.checkpointing.num-retained", FlinkVersion::v1_17, num_retained},
-      {"state.checkpoints.num-retained", FlinkVersion::v1_17, num_retained},
-      {"execution.checkpointing.checkpoints-after-tasks-finish", FlinkVersion::v1_17,
+      {"execution.checkpointing.aligned-checkpoint-timeout", FlinkVersion::v1_15, aligned_timeout},
+      {"execution.checkpointing.alignment-timeout", FlinkVersion::v1_15, aligned_timeout},
+      {"execution.checkpointing.externalized-checkpoint-retention", FlinkVersion::v1_15, retention},
+      // CheckpointingOptions (1.20) made execution.checkpointing.num-retained and
+      // ...checkpoints-after-tasks-finish the keys; up to 1.19 only state.checkpoints.num-retained
+      // and ...checkpoints-after-tasks-finish.enabled exist (release-1.19 CheckpointingOptions,
+      // ExecutionCheckpointingOptions), so the new names are unknown keys there.
+      {"execution.checkpointing.num-retained", FlinkVersion::v1_20, num_retained},
+      {"state.checkpoints.num-retained", FlinkVersion::v1_15, num_retained},
+      {"execution.checkpointing.checkpoints-after-tasks-finish", FlinkVersion::v1_20,
        after_tasks_finish},
-      {"execution.checkpointing.checkpoints-after-tasks-finish.enabled", FlinkVersion::v1_17,
+      {"execution.checkpointing.checkpoints-after-tasks-finish.enabled", FlinkVersion::v1_15,
        after_tasks_finish},
       {"restart-strategy.type", FlinkVersion::v1_17, restart_type},
-      {"restart-strategy", FlinkVersion::v1_17, restart_type},
-      {"restart-strategy.fixed-delay.attempts", FlinkVersion::v1_17,
+      {"restart-strategy", FlinkVersion::v1_15, restart_type},
+      {"restart-strategy.fixed-delay.attempts", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "restart-strategy.fixed-delay.attempts", 0,
                   r.config.restart.fixed_delay_attempts);
        }},
-      {"restart-strategy.fixed-delay.delay", FlinkVersion::v1_17,
+      {"restart-strategy.fixed-delay.delay", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.restart.fixed_delay); }},
-      {"restart-strategy.failure-rate.max-failures-per-interval", FlinkVersion::v1_17,
+      {"restart-strategy.failure-rate.max-failures-per-interval", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "restart-strategy.failure-rate.max-failures-per-interval", 1,
                   r.config.restart.failure_rate_max_failures);
        }},
-      {"restart-strategy.failure-rate.failure-rate-interval", FlinkVersion::v1_17,
+      {"restart-strategy.failure-rate.failure-rate-interval", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          duration_into(v, r, r.config.restart.failure_rate_interval);
        }},
-      {"restart-strategy.failure-rate.delay", FlinkVersion::v1_17,
+      {"restart-strategy.failure-rate.delay", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          duration_into(v, r, r.config.restart.failure_rate_delay);
        }},
-      {"restart-strategy.exponential-delay.initial-backoff", FlinkVersion::v1_17,
+      {"restart-strategy.exponential-delay.initial-backoff", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          duration_into(v, r, r.config.restart.exp_initial_backoff);
        }},
-      {"restart-strategy.exponential-delay.max-backoff", FlinkVersion::v1_17,
+      {"restart-strategy.exponential-delay.max-backoff", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          duration_into(v, r, r.config.restart.exp_max_backoff);
          r.max_backoff_set = true;
        }},
-      {"restart-strategy.exponential-delay.backoff-multiplier", FlinkVersion::v1_17,
+      {"restart-strategy.exponential-delay.backoff-multiplier", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          if (const auto m =
                  read_double(r.ctx, v, "restart-strategy.exponential-delay.backoff-multiplier", 1.0,
@@ -243,11 +253,11 @@ const std::vector<FlinkOption>& flink_options() {
            r.config.restart.exp_multiplier = *m;
          r.multiplier_set = true;
        }},
-      {"restart-strategy.exponential-delay.reset-backoff-threshold", FlinkVersion::v1_17,
+      {"restart-strategy.exponential-delay.reset-backoff-threshold", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          duration_into(v, r, r.config.restart.exp_reset_threshold);
        }},
-      {"restart-strategy.exponential-delay.jitter-factor", FlinkVersion::v1_17,
+      {"restart-strategy.exponential-delay.jitter-factor", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          if (const auto j = read_double(
                  r.ctx, v, "restart-strategy.exponential-delay.jitter-factor", 0.0, 1.0))
@@ -259,10 +269,10 @@ const std::vector<FlinkOption>& flink_options() {
                   r.config.restart.exp_attempts_before_reset);
        }},
       {"state.backend.type", FlinkVersion::v1_17, state_backend},
-      {"state.backend", FlinkVersion::v1_17, state_backend},
-      {"state.backend.incremental", FlinkVersion::v1_17,
+      {"state.backend", FlinkVersion::v1_15, state_backend},
+      {"state.backend.incremental", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.incremental); }},
-      {"state.backend.rocksdb.writebuffer.size", FlinkVersion::v1_17,
+      {"state.backend.rocksdb.writebuffer.size", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          const auto size = read_size(r.ctx, v);
          if (!size) return;
@@ -273,7 +283,7 @@ const std::vector<FlinkOption>& flink_options() {
          }
          r.config.rocksdb_writebuffer_size = *size;
        }},
-      {"state.checkpoint-storage", FlinkVersion::v1_17,
+      {"state.checkpoint-storage", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          using model::CheckpointStorageKind;
          if (const auto kind = read_enum<CheckpointStorageKind>(
@@ -283,27 +293,29 @@ const std::vector<FlinkOption>& flink_options() {
            r.config.checkpoint_storage = *kind;
          r.storage_set = true;
        }},
-      {"state.checkpoints.dir", FlinkVersion::v1_17,
+      {"state.checkpoints.dir", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          if (const auto dir = read_string(r.ctx, v)) r.config.checkpoints_dir = *dir;
          r.dir_set = true;
        }},
-      {"state.storage.fs.memory-threshold", FlinkVersion::v1_17, inline_threshold},
-      {"state.backend.fs.memory-threshold", FlinkVersion::v1_17, inline_threshold},
+      {"state.storage.fs.memory-threshold", FlinkVersion::v1_15, inline_threshold},
+      {"state.backend.fs.memory-threshold", FlinkVersion::v1_15, inline_threshold},
       {"execution.checkpointing.data-inline-threshold", FlinkVersion::v1_20, inline_threshold},
-      {"state.savepoints.dir", FlinkVersion::v1_17,
+      {"state.savepoints.dir", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          if (const auto dir = read_string(r.ctx, v)) r.config.savepoints_dir = *dir;
        }},
-      {"web.checkpoints.history", FlinkVersion::v1_17,
+      {"web.checkpoints.history", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "web.checkpoints.history", 1, r.config.web_checkpoints_history);
        }},
-      {"heartbeat.timeout", FlinkVersion::v1_17,
+      {"heartbeat.timeout", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.heartbeat_timeout); }},
-      {"execution.buffer-timeout", FlinkVersion::v1_17, buffer_timeout},
-      {"execution.buffer-timeout.interval", FlinkVersion::v1_17, buffer_timeout},
-      {"taskmanager.memory.segment-size", FlinkVersion::v1_17,
+      // ExecutionOptions.BUFFER_TIMEOUT: key execution.buffer-timeout on release-1.15; 1.16 made
+      // it execution.buffer-timeout.interval with the old key deprecated.
+      {"execution.buffer-timeout", FlinkVersion::v1_15, buffer_timeout},
+      {"execution.buffer-timeout.interval", FlinkVersion::v1_16, buffer_timeout},
+      {"taskmanager.memory.segment-size", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          const auto size = read_size(r.ctx, v);
          if (!size) return;
@@ -314,59 +326,61 @@ const std::vector<FlinkOption>& flink_options() {
          }
          r.config.segment_size = *size;
        }},
-      {"taskmanager.network.memory.buffers-per-channel", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.buffers-per-channel", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "taskmanager.network.memory.buffers-per-channel", 0,
                   r.config.buffers_per_channel);
        }},
-      {"taskmanager.network.memory.floating-buffers-per-gate", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.floating-buffers-per-gate", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "taskmanager.network.memory.floating-buffers-per-gate", 0,
                   r.config.floating_buffers_per_gate);
        }},
-      {"taskmanager.network.memory.max-buffers-per-channel", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.max-buffers-per-channel", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "taskmanager.network.memory.max-buffers-per-channel", 0,
                   r.config.max_buffers_per_channel);
        }},
-      {"taskmanager.network.memory.buffer-debloat.enabled", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.buffer-debloat.enabled", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.debloat_enabled); }},
-      {"taskmanager.network.memory.buffer-debloat.target", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.buffer-debloat.target", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.debloat_target); }},
-      {"taskmanager.network.memory.buffer-debloat.period", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.buffer-debloat.period", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.debloat_period); }},
-      {"taskmanager.network.memory.buffer-debloat.samples", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.buffer-debloat.samples", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "taskmanager.network.memory.buffer-debloat.samples", 1,
                   r.config.debloat_samples);
        }},
-      {"taskmanager.network.memory.buffer-debloat.threshold-percentages", FlinkVersion::v1_17,
+      {"taskmanager.network.memory.buffer-debloat.threshold-percentages", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          int_into(v, r, "taskmanager.network.memory.buffer-debloat.threshold-percentages", 0,
                   r.config.debloat_threshold_percent);
        }},
-      {"taskmanager.memory.min-segment-size", FlinkVersion::v1_17,
+      {"taskmanager.memory.min-segment-size", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          const auto size = read_size(r.ctx, v);
          if (size && *size > 0) r.config.min_segment_size = *size;
        }},
-      {"pipeline.operator-chaining", FlinkVersion::v1_17,
+      {"pipeline.operator-chaining", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
-      {"pipeline.operator-chaining.enabled", FlinkVersion::v1_20,
+      // PipelineOptions.OPERATOR_CHAINING: key pipeline.operator-chaining.enabled from 1.18
+      // (FLINK-31996, release-1.18 PipelineOptions), the old key deprecated.
+      {"pipeline.operator-chaining.enabled", FlinkVersion::v1_18,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.operator_chaining); }},
-      {"jobmanager.execution.failover-strategy", FlinkVersion::v1_17,
+      {"jobmanager.execution.failover-strategy", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          if (const auto choice = read_choice(r.ctx, v, "failover strategy", {"region", "full"}))
            r.config.failover_strategy =
                *choice == 0u ? model::FailoverStrategyKind::region : model::FailoverStrategyKind::full;
        }},
-      {"parallelism.default", FlinkVersion::v1_17,
+      {"parallelism.default", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          if (const auto p = read_int(r.ctx, v, "parallelism.default", 1))
            r.default_parallelism = *p;
        }},
       // The cluster's shape: cluster.slots-per-taskmanager, which wins when both are written.
-      {"taskmanager.numberOfTaskSlots", FlinkVersion::v1_17,
+      {"taskmanager.numberOfTaskSlots", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          if (const auto n = read_int(r.ctx, v, "taskmanager.numberOfTaskSlots", 1))
            r.config.task_slots = *n;

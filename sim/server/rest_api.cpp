@@ -344,8 +344,10 @@ HttpResponse RestApi::post(const Snapshot& s, const std::string& path,
   } else if (what == "stop") {
     action.kind = model::ActionKind::stop_with_savepoint;
   } else {
-    // POST /jobs/:jobid/checkpoints exists from Flink 1.19 (FLIP-270's CheckpointTriggerHandler).
-    if (s.result.flink_version < model::FlinkVersion::v1_19)
+    // POST /jobs/:jobid/checkpoints exists from Flink 1.17: FLINK-27101 (commit 5d66e82915e)
+    // added CheckpointHandlers.CheckpointTriggerHandler, which WebMonitorEndpoint registers on
+    // release-1.17; release-1.15/-1.16 have no CheckpointTriggerHeaders.
+    if (s.result.flink_version < model::FlinkVersion::v1_17)
       return error_response(404, "Not found: " + path);
     action.kind = model::ActionKind::trigger_checkpoint;
   }

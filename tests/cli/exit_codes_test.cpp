@@ -33,7 +33,7 @@ TEST_CASE("an unknown command is named, exit 1; help and --version exit 0") {
   const Output version = run_ckptsim(dir.path(), "--version");
   CHECK(version.exit_code == 0);
   CHECK(contains(version.out, "(git "));
-  CHECK(contains(version.out, "models Apache Flink 1.17, 1.18, 1.19, 1.20, 2.0"));
+  CHECK(contains(version.out, "models Apache Flink 1.15, 1.16, 1.17, 1.18, 1.19, 1.20, 2.0, 2.1"));
   CHECK(run_ckptsim(dir.path(), "run --no-such-flag").exit_code == 1);  // CLI11 says 109
 }
 

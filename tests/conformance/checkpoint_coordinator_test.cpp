@@ -239,9 +239,10 @@ TEST_CASE("CheckpointCoordinatorTest.testHandleMessagesForNonExistingCheckpoints
 // T33 (version rule 3.1): up to 1.18 the late-message ring remembered every removed
 // checkpoint, so late acks after completion or decline also WARN; 1.19+ only expired ones.
 TEST_CASE("CheckpointCoordinatorTest.testStateCleanupForLateOrUnknownMessages "
-          "(late acks after completion: 1.17/1.18 vs 1.19+, FLINK-15922)",
+          "(late acks after completion: 1.15-1.18 vs 1.19+, FLINK-15922)",
           "[conformance]") {
-  for (FlinkVersion v : {FlinkVersion::v1_17, FlinkVersion::v1_18, FlinkVersion::v1_19}) {
+  for (FlinkVersion v : kFlinkVersions) {
+    INFO("flink " << to_string(v));
     auto config = two_tasks_config();
     config.version = v;
     Fixture f(config, {kTask1, kTask2});
@@ -252,7 +253,7 @@ TEST_CASE("CheckpointCoordinatorTest.testStateCleanupForLateOrUnknownMessages "
     f.cc().trigger_checkpoint(false);
     f.run_now();
     f.decline(2, kTask1);
-    const bool legacy = v != FlinkVersion::v1_19;
+    const bool legacy = v < FlinkVersion::v1_19;
     CHECK(f.ack(1, kTask1).result ==
           (legacy ? AcknowledgeResult::late : AcknowledgeResult::unknown_checkpoint));
     CHECK(f.ack(2, kTask2).result ==
@@ -551,6 +552,34 @@ TEST_CASE("CheckpointCoordinatorTest."
   CHECK(f.cc().completed_checkpoints().empty());
   REQUIRE(f.gateway.aborted.size() == 1);
   CHECK(f.gateway.completed.empty());
+}
+
+// Release-1.15/-1.16/-1.17 CheckpointCoordinator.finalizeCheckpoint calls
+// failureManager.handleCheckpointSuccess before addCompletedCheckpointToStoreAndSubsumeOldest, and
+// a failed add only reports the stats as failed and throws: the failure manager neither logs nor
+// counts it, so tolerable 0 does not fail the job. FLINK-32347 (1.18) moved the success report
+// after the add and hands a failed add to the failure manager (the test above, 1.19).
+TEST_CASE("CheckpointCoordinator.addCompletedCheckpointToStoreAndSubsumeOldest: a failed add "
+          "bypasses the CheckpointFailureManager up to 1.17 (FLINK-32347)",
+          "[conformance]") {
+  for (const FlinkVersion v : kFlinkVersions) {
+    INFO("flink " << to_string(v));
+    auto config = default_config();
+    config.version = v;
+    Fixture f(config);
+    f.cc().fail_next_store_additions(1);
+    const auto r = f.cc().trigger_checkpoint(false);
+    f.run_now();
+    const auto out = f.ack(1, kTask1);
+    REQUIRE(out.thrown);
+    CHECK(out.thrown->reason == R::finalize_checkpoint_failure);
+    CHECK(f.failure(r) == R::finalize_checkpoint_failure);
+    CHECK(f.observer.failed == 1);
+    CHECK(f.gateway.aborted.size() == 1);
+    const bool before_1_18 = v < FlinkVersion::v1_18;
+    CHECK(f.observer.failures.empty() == before_1_18);
+    CHECK(f.callbacks.fail_job_calls == (before_1_18 ? 0 : 1));
+  }
 }
 
 // T44: CheckpointCoordinatorTest.jobFailsIfInFlightSynchronousSavepointIsDiscarded

@@ -163,3 +163,42 @@ TEST_CASE("CheckpointFailureManager: a failure of exactly the last successful ch
 }
 
 }  // namespace ckptsim::conformance
+
+namespace ckptsim::conformance {
+
+// release-1.15 CheckpointFailureManager.checkFailureCounter lists FINALIZE_CHECKPOINT_FAILURE
+// among the ignored reasons; FLINK-27570 (release-1.16) counts it.
+TEST_CASE("CheckpointFailureManager.checkFailureCounter counts FINALIZE_CHECKPOINT_FAILURE from "
+          "1.16 (FLINK-27570)",
+          "[conformance]") {
+  for (const FlinkVersion v : {FlinkVersion::v1_15, FlinkVersion::v1_16, FlinkVersion::v2_1}) {
+    INFO("flink " << to_string(v));
+    FakeFailJobCallback callback;
+    CheckpointFailureManager m(0, callback, v);
+    job_level(m, R::finalize_checkpoint_failure, 1);
+    CHECK(callback.invoke_counter() == (v >= FlinkVersion::v1_16 ? 1 : 0));
+  }
+}
+
+// release-1.15/-1.16 checkFailureAgainstCounter: new FlinkRuntimeException(
+// EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE); FLINK-29969 (1.17) appends the latest reason.
+TEST_CASE("CheckpointFailureManager.checkFailureAgainstCounter: the message before and after "
+          "FLINK-29969",
+          "[conformance]") {
+  for (const FlinkVersion v : kFlinkVersions) {
+    INFO("flink " << to_string(v));
+    FakeFailJobCallback callback;
+    CheckpointFailureManager m(0, callback, v);
+    job_level(m, R::checkpoint_expired, 1);
+    REQUIRE(callback.fail_job_calls == 1);
+    if (v < FlinkVersion::v1_17)
+      CHECK(callback.last_message == "Exceeded checkpoint tolerable failure threshold.");
+    else
+      CHECK(callback.last_message ==
+            "Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to "
+            "Checkpoint expired before completing., view the Checkpoint History tab or the Job "
+            "Manager log to find out why continuous checkpoints failed.");
+  }
+}
+
+}  // namespace ckptsim::conformance

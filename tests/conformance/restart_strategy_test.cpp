@@ -31,7 +31,7 @@ std::unique_ptr<RestartBackoffTimeStrategy> make(const FlinkConfig& c, std::uint
 TEST_CASE("RestartBackoffTimeStrategyFactoryLoaderTest.testNoStrategySpecifiedWhenCheckpointingDisabled, "
           "testNoStrategySpecifiedWhenCheckpointingEnabled (version defaults)",
           "[conformance]") {
-  for (FlinkVersion v : {FlinkVersion::v1_17, FlinkVersion::v1_19, FlinkVersion::v2_0}) {
+  for (FlinkVersion v : kFlinkVersions) {
     const FlinkConfig c = resolved(v, false);
     REQUIRE(c.restart.kind == RestartStrategyKind::none);
     auto s = make(c);
@@ -39,7 +39,11 @@ TEST_CASE("RestartBackoffTimeStrategyFactoryLoaderTest.testNoStrategySpecifiedWh
     CHECK_FALSE(s->can_restart());
     CHECK(s->to_string() == "NoRestartBackoffTimeStrategy");
   }
-  for (FlinkVersion v : {FlinkVersion::v1_17, FlinkVersion::v1_18}) {
+  // 1.15 and 1.16 too: RestartBackoffTimeStrategyFactoryLoader and RestartStrategyOptions are
+  // identical on release-1.15, -1.16 and -1.17.
+  for (FlinkVersion v : {FlinkVersion::v1_15, FlinkVersion::v1_16, FlinkVersion::v1_17,
+                         FlinkVersion::v1_18}) {
+    INFO("flink " << to_string(v));
     const FlinkConfig c = resolved(v, true);
     CHECK(c.restart.kind == RestartStrategyKind::fixed_delay);
     CHECK(make(c)->to_string() ==
@@ -48,7 +52,9 @@ TEST_CASE("RestartBackoffTimeStrategyFactoryLoaderTest.testNoStrategySpecifiedWh
     CHECK(c.restart.exp_max_backoff == core::minutes(5));
     CHECK(c.restart.exp_multiplier == 2.0);
   }
-  for (FlinkVersion v : {FlinkVersion::v1_19, FlinkVersion::v1_20, FlinkVersion::v2_0}) {
+  for (FlinkVersion v :
+       {FlinkVersion::v1_19, FlinkVersion::v1_20, FlinkVersion::v2_0, FlinkVersion::v2_1}) {
+    INFO("flink " << to_string(v));
     const FlinkConfig c = resolved(v, true);
     CHECK(c.restart.kind == RestartStrategyKind::exponential_delay);
     CHECK(c.restart.exp_max_backoff == core::minutes(1));
@@ -222,6 +228,25 @@ TEST_CASE("FailureRateRestartBackoffTimeStrategy: the interval's boundary is exc
   for (const SimTime t : {SimTime{0}, milliseconds(5000), milliseconds(10001)})
     past_boundary->notify_failure(t);
   CHECK(past_boundary->can_restart());
+}
+
+}  // namespace ckptsim::conformance
+
+namespace ckptsim::conformance {
+
+// flip1/ExponentialDelayRestartBackoffTimeStrategy is byte-identical on release-1.15, -1.16 and
+// -1.17: 1.15 and 1.16 take the legacy strategy; 2.1 keeps 2.0's (identical on release-2.0 and
+// release-2.1.2-rc2).
+TEST_CASE("ExponentialDelayRestartBackoffTimeStrategy: legacy in 1.15/1.16, 2.0's in 2.1",
+          "[conformance]") {
+  for (const FlinkVersion v : kFlinkVersions) {
+    INFO("flink " << to_string(v));
+    FlinkConfig c = resolved(v, true);
+    c.restart.kind = RestartStrategyKind::exponential_delay;
+    const std::string description = make(c)->to_string();
+    const bool legacy = description.find("currentBackoffMS=") != std::string::npos;
+    CHECK(legacy == (v < FlinkVersion::v1_19));
+  }
 }
 
 }  // namespace ckptsim::conformance

@@ -608,11 +608,15 @@ TEST_CASE(
       CHECK(size_after(h, k) == sizes[static_cast<std::size_t>(k - 6)]);
     }
   };
-  SECTION("1.17-1.20: an int, truncated every step") {
+  SECTION("1.15-1.20: an int, truncated every step") {
+    // BufferDebloater and BufferSizeEMA on release-1.15 and -1.16: the int of 1.17.
+    grow(FlinkVersion::v1_15, {15, 22, 33, 49, 73, 109, 163, 200});
+    grow(FlinkVersion::v1_16, {15, 22, 33, 49, 73, 109, 163, 200});
     grow(FlinkVersion::v1_17, {15, 22, 33, 49, 73, 109, 163, 200});
   }
-  SECTION("2.0 (FLINK-36555): a double, the announced size rounded") {
+  SECTION("2.0 and 2.1 (FLINK-36555): a double, the announced size rounded") {
     grow(FlinkVersion::v2_0, {15, 23, 34, 51, 76, 114, 171, 200});
+    grow(FlinkVersion::v2_1, {15, 23, 34, 51, 76, 114, 171, 200});
   }
 }
 

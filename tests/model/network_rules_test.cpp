@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "sim/core/simulation.hpp"
@@ -305,6 +306,47 @@ TEST_CASE("R12/R14 AlternatingCheckpointsTest.testTimeoutAlignment / testSwitchT
   REQUIRE(source != nullptr);
   CHECK(source->at - t0 >= core::milliseconds(100));
   CHECK(source->metrics.persisted_bytes > 0);  // the buffers its converted barrier skipped
+}
+
+// FLINK-27251 (1.16, commits 10b7afae742 and dd8f4e26033) added the output side of R14
+// (SubtaskCheckpointCoordinatorImpl.registerAlignmentTimer, PipelinedSubpartition
+// .alignedBarrierTimeout). Release-1.15 has neither: the source acknowledges after its snapshot
+// without waiting for its barrier to leave the subpartition, the barrier stays behind the queued
+// data, and only the sink's input timer (started when the barrier reaches its channel) switches
+// to unaligned.
+TEST_CASE("R14 SubtaskCheckpointCoordinatorImpl.registerAlignmentTimer: no output-buffer timeout "
+          "in Flink 1.15 (FLINK-27251)",
+          "[conformance][network]") {
+  const auto run = [](FlinkVersion version) {
+    Scenario s = two_sources_one_sink();
+    s.flink.version = version;
+    s.flink.checkpointing.unaligned = true;
+    s.flink.checkpointing.aligned_checkpoint_timeout = core::milliseconds(100);
+    auto h = std::make_unique<Harness>(std::move(s));
+    backpressured(*h);
+    return h;
+  };
+  const auto h15 = run(FlinkVersion::v1_15);
+  const SimTime t0 = h15->sim.now();
+  h15->trigger(1);
+  h15->run_for(core::milliseconds(50));
+  const auto* source = h15->jm.ack_of(1, 0, 1);
+  REQUIRE(source != nullptr);  // 1.16+: waits for the barrier to leave (see above)
+  CHECK(source->metrics.persisted_bytes == 0);
+  h15->run_for(core::seconds(10));
+  const auto* sink = h15->jm.ack_of(1, 1, 0);
+  REQUIRE(sink != nullptr);
+  CHECK(sink->metrics.unaligned);  // the input side still times out
+  // 1.16: the converted barrier overtakes the subpartition's data and the sink acks sooner.
+  const auto h16 = run(FlinkVersion::v1_16);
+  const SimTime t16 = h16->sim.now();
+  h16->trigger(1);
+  h16->run_for(core::milliseconds(50));
+  CHECK(h16->jm.ack_of(1, 0, 1) == nullptr);
+  h16->run_for(core::seconds(10));
+  const auto* sink16 = h16->jm.ack_of(1, 1, 0);
+  REQUIRE(sink16 != nullptr);
+  CHECK(sink16->at - t16 < sink->at - t0);
 }
 
 TEST_CASE("R15 AlternatingCheckpointsTest.testAlignedNeverTimeoutableCheckpoint: a timeout "

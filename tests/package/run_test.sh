@@ -60,7 +60,7 @@ in_root dpkg -s ckptsim | grep -qx 'Status: install ok installed'
 in_root ckptsim --version > "$work/version.txt"
 cat "$work/version.txt"
 grep -Eq '^ckptsim [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-f]{12}|unknown\)' "$work/version.txt"
-grep -q '^models Apache Flink 1\.17' "$work/version.txt"
+grep -q '^models Apache Flink 1\.15' "$work/version.txt"
 # The built-in default scenario, from a directory with nothing in it.
 in_root sh -c 'mkdir -p /tmp/run && cd /tmp/run && ckptsim run' > "$work/run.txt"
 head -n 2 "$work/run.txt"

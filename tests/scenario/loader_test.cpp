@@ -539,3 +539,88 @@ TEST_CASE("the built-in default scenario is the seed incident file and loads wit
   CHECK(s.job.vertices[0].mysql_cdc.has_value());
   CHECK(s.job.vertices[2].doris.has_value());
 }
+
+// The keys Flink 1.15 and 1.16 read (release-1.15/-1.16 RestartStrategyOptions,
+// StateBackendOptions, ExecutionCheckpointingOptions, ExecutionOptions): the names before
+// FLINK-29372 (1.17) and before execution.buffer-timeout.interval (1.16).
+TEST_CASE("Flink 1.15/1.16 option keys: the names before FLINK-29372, with 1.17's defaults") {
+  const model::Scenario s = load_ok(std::string(R"(
+flink:
+  version: "1.15"
+  execution.checkpointing.interval: 1 min
+  restart-strategy: exponential-delay
+  state.backend: rocksdb
+  execution.checkpointing.unaligned: true
+  execution.checkpointing.checkpoints-after-tasks-finish.enabled: false
+  state.checkpoints.num-retained: 2
+  execution.buffer-timeout: 20 ms
+  pipeline.operator-chaining: false
+)") + kMinimalJob);
+  CHECK(s.flink.version == model::FlinkVersion::v1_15);
+  CHECK(s.flink.restart.kind == model::RestartStrategyKind::exponential_delay);
+  // RestartStrategyOptions on release-1.15: max-backoff 5 min, multiplier 2.0.
+  CHECK(s.flink.restart.exp_max_backoff == core::minutes(5));
+  CHECK(s.flink.restart.exp_multiplier == 2.0);
+  CHECK(s.flink.state_backend == model::StateBackendKind::rocksdb);
+  CHECK(s.flink.checkpointing.unaligned);
+  CHECK_FALSE(s.flink.checkpointing.checkpoints_after_tasks_finish);
+  CHECK(s.flink.checkpointing.num_retained == 2);
+  CHECK(s.flink.buffer_timeout == core::milliseconds(20));
+  CHECK_FALSE(s.flink.operator_chaining);
+  // RestartBackoffTimeStrategyFactoryLoader on release-1.16: fixed-delay(MAX_VALUE, 1 s).
+  const model::Scenario d = load_ok(
+      std::string("flink:\n  version: \"1.16\"\n  execution.checkpointing.interval: 1 min\n") +
+      kMinimalJob);
+  CHECK(d.flink.restart.kind == model::RestartStrategyKind::fixed_delay);
+  CHECK(d.flink.restart.fixed_delay_attempts == 2147483647);
+}
+
+TEST_CASE("ExecutionOptions.BUFFER_TIMEOUT: execution.buffer-timeout.interval from 1.16") {
+  const std::string yaml = std::string("flink:\n  execution.buffer-timeout.interval: 20 ms\n") +
+                           kMinimalJob;
+  CHECK(errors_of(yaml, {"flink.version=1.15"})
+            .find("'execution.buffer-timeout.interval' needs Flink 1.16 or later") !=
+        std::string::npos);
+  CHECK(load_ok(yaml, {"flink.version=1.16"}).flink.buffer_timeout == core::milliseconds(20));
+}
+
+// FLINK-31996: release-1.18 PipelineOptions.OPERATOR_CHAINING has the key
+// pipeline.operator-chaining.enabled (pipeline.operator-chaining deprecated).
+TEST_CASE("PipelineOptions.OPERATOR_CHAINING: pipeline.operator-chaining.enabled from 1.18") {
+  const std::string yaml = std::string("flink:\n  pipeline.operator-chaining.enabled: false\n") +
+                           kMinimalJob;
+  CHECK(errors_of(yaml, {"flink.version=1.17"})
+            .find("'pipeline.operator-chaining.enabled' needs Flink 1.18 or later") !=
+        std::string::npos);
+  CHECK_FALSE(load_ok(yaml, {"flink.version=1.18"}).flink.operator_chaining);
+  CHECK_FALSE(load_ok(yaml, {"flink.version=1.19"}).flink.operator_chaining);
+}
+
+TEST_CASE("Flink 2.1 takes 2.0's rules: defaults, removed buffer options, patch releases") {
+  const model::Scenario s = load_ok(
+      std::string("flink:\n  version: \"2.1.0\"\n  execution.checkpointing.interval: 1 min\n") +
+      kMinimalJob);
+  CHECK(s.flink.version == model::FlinkVersion::v2_1);
+  CHECK(s.flink.restart.kind == model::RestartStrategyKind::exponential_delay);
+  CHECK(s.flink.restart.exp_max_backoff == core::minutes(1));
+  CHECK(errors_of(std::string("flink:\n  taskmanager.network.memory.buffers-per-channel: 4\n") +
+                      kMinimalJob,
+                  {"flink.version=2.1"})
+            .find("was removed in Flink 2.0 (FLINK-33750)") != std::string::npos);
+  CHECK(load_ok(kMinimalJob, {"flink.version=1.15.4"}).flink.version == model::FlinkVersion::v1_15);
+  CHECK(load_ok(kMinimalJob, {"flink.version=1.16"}).flink.version == model::FlinkVersion::v1_16);
+}
+
+// CheckpointingOptions on release-1.20 has execution.checkpointing.num-retained and
+// ...checkpoints-after-tasks-finish (older names deprecated); release-1.19 does not know them.
+TEST_CASE("CheckpointingOptions: execution.checkpointing.num-retained and "
+          "...checkpoints-after-tasks-finish from 1.20") {
+  for (const char* key : {"execution.checkpointing.num-retained: 3",
+                          "execution.checkpointing.checkpoints-after-tasks-finish: false"}) {
+    INFO(key);
+    const std::string yaml = std::string("flink:\n  ") + key + "\n" + kMinimalJob;
+    CHECK(errors_of(yaml, {"flink.version=1.19"}).find("needs Flink 1.20 or later") !=
+          std::string::npos);
+    load_ok(yaml, {"flink.version=1.20"});
+  }
+}

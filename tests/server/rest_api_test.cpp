@@ -147,7 +147,20 @@ TEST_CASE("serve hands a savepoint to the simulation thread under a trigger id a
             .status == 400);
   CHECK(served.api.handle({"PATCH", "/jobs/" + jid + "?mode=stop", ""}).status == 400);
   CHECK(served.api.handle({"PATCH", "/jobs/" + jid + "?mode=cancel", ""}).status == 202);
-  // POST /jobs/:jid/checkpoints is Flink 1.19's (the scenario runs 1.17 or 1.18).
-  if (served.store.latest()->result.flink_version < model::FlinkVersion::v1_19)
-    CHECK(served.api.handle({"POST", "/jobs/" + jid + "/checkpoints", ""}).status == 404);
+}
+
+// FLINK-27101 (commit 5d66e82915e) added CheckpointHandlers.CheckpointTriggerHandler, which
+// WebMonitorEndpoint registers on release-1.17; release-1.15/-1.16 have no such route.
+TEST_CASE("WebMonitorEndpoint: POST /jobs/:jid/checkpoints exists from Flink 1.17 (FLINK-27101)") {
+  for (const char* version : {"1.15", "1.16", "1.17", "1.18", "1.19", "2.1"}) {
+    INFO("flink " << version);
+    Served served(load("scenarios/examples/kafka-catch-up.yaml",
+                       {std::string("flink.version=") + version}),
+                  core::minutes(2));
+    const std::string path = "/jobs/" + served.jid() + "/checkpoints";
+    const auto r = served.api.handle({"POST", path, ""});
+    const bool exists = std::string(version) >= "1.17";
+    CHECK(r.status == (exists ? 202 : 404));
+    if (!exists) CHECK(r.body == errors_body("Not found: " + path));
+  }
 }

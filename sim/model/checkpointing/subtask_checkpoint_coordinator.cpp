@@ -83,7 +83,11 @@ void SubtaskCheckpointCoordinator::checkpoint_state(int id, const Buffer& barrie
   }
   std::size_t outputs = 0;
   for (const OutputGroup& g : s.outputs) outputs += g.channels.size();
-  if (barrier.timeoutable && !barrier.unaligned && outputs > 0) {
+  // FLINK-27251 (1.16) added the output side; release-1.15's SubtaskCheckpointCoordinatorImpl has
+  // no registerAlignmentTimer (nor PipelinedSubpartition.alignedBarrierTimeout): the barrier
+  // stays behind the data and only the consumers' input timers can switch to unaligned.
+  if (barrier.timeoutable && !barrier.unaligned && outputs > 0 &&
+      scenario_.flink.version >= FlinkVersion::v1_16) {
     // The acknowledgement waits until the barrier left every subpartition, or its timeout
     // converts it (SubtaskCheckpointCoordinatorImpl.registerAlignmentTimer, R14).
     s.output_checkpoint = cp;

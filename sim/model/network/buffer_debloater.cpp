@@ -36,9 +36,10 @@ void Network::recalculate_buffer_size(int id) {
   const double desirable = std::min(static_cast<double>(desired_total / std::max(1, in_use)),
                                     2 * s.debloat_size);
   s.debloat_size += alpha * (desirable - s.debloat_size);
-  // Flink 1.17-1.20 keep the EMA in an int (`lastBufferSize += ...` truncates every step);
-  // 2.0 keeps a double and rounds the size it returns (FLINK-36555).
-  const bool int_ema = f.version != FlinkVersion::v2_0;
+  // Flink 1.15-1.20 keep the EMA in an int (`lastBufferSize += ...` truncates every step;
+  // BufferDebloater.java on release-1.16 is byte-identical to 1.17's); 2.0 and 2.1 keep a double
+  // and round the size it returns (FLINK-36555).
+  const bool int_ema = f.version < FlinkVersion::v2_0;
   if (int_ema) s.debloat_size = std::trunc(s.debloat_size);
   const double lo = static_cast<double>(std::min(f.min_segment_size, f.segment_size));
   s.debloat_size = std::clamp(s.debloat_size, lo, static_cast<double>(f.segment_size));

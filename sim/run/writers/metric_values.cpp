@@ -125,7 +125,10 @@ std::vector<MetricValue> job_metrics(const RunResult& r) {
   out.push_back(gauge("lastCheckpointProcessedData", processed));
   out.push_back(gauge("lastCheckpointPersistedData", persisted));
   out.push_back(gauge("lastCheckpointExternalPath", path));
-  out.push_back(gauge("lastCompletedCheckpointId", id));
+  // lastCompletedCheckpointId came with 1.17 (FLINK-29195): CheckpointStatsTracker.registerMetrics
+  // on release-1.15/-1.16 registers no such gauge.
+  if (r.flink_version >= model::FlinkVersion::v1_17)
+    out.push_back(gauge("lastCompletedCheckpointId", id));
   // FLINK-36344: lastCheckpointCompletedTimestamp (the latest acknowledgement), 2.0 on.
   if (r.flink_version >= model::FlinkVersion::v2_0)
     out.push_back(gauge("lastCheckpointCompletedTimestamp", completed_at));
@@ -280,10 +283,13 @@ SubtaskMetrics subtask_metrics(const RunResult& r, int v, int s, const Deploymen
                                                         idle_ms + soft_ms + hard_ms, 1000))));
   const std::int64_t acc_idle = core::to_millis(idle);
   const std::int64_t acc_back_pressured = core::to_millis(back_pressured);
-  m.push_back(gauge("accumulateIdleTimeMs", acc_idle));
-  m.push_back(gauge("accumulateBackPressuredTimeMs", acc_back_pressured));
-  m.push_back(gauge("accumulateBusyTimeMs",
-                    static_cast<double>(core::to_millis(covered) - acc_idle - acc_back_pressured)));
+  // MetricNames.ACC_TASK_*_TIME came with 1.16 (not in MetricNames on release-1.15).
+  if (r.flink_version >= model::FlinkVersion::v1_16) {
+    m.push_back(gauge("accumulateIdleTimeMs", acc_idle));
+    m.push_back(gauge("accumulateBackPressuredTimeMs", acc_back_pressured));
+    m.push_back(gauge("accumulateBusyTimeMs", static_cast<double>(core::to_millis(covered) -
+                                                                  acc_idle - acc_back_pressured)));
+  }
 
   // NettyShuffleMetricFactory: the task's queue lengths under Shuffle.Netty, and (1.x) the
   // deprecated copies in the task's "buffers" group (FLINK-36355 removed them in 2.0).

@@ -109,6 +109,10 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
     c.emplace_back(std::move(key), std::move(value));
   };
   const int slots = r.slots_total / std::max(1, r.taskmanagers);
+  // FLINK-29372 (1.17) renamed restart-strategy and state.backend to *.type: before, only the
+  // old keys exist (RestartStrategyOptions, StateBackendOptions on release-1.15/-1.16).
+  const bool old_keys = r.flink_version < model::FlinkVersion::v1_17;
+  const std::string restart_key = old_keys ? "restart-strategy" : "restart-strategy.type";
   // The cluster: what a standalone or Kubernetes deployment writes into the configuration.
   put("jobmanager.rpc.address", "ckptsim-jobmanager");
   put("jobmanager.rpc.port", "6123");
@@ -133,10 +137,14 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
       : cp.retention == model::RetentionPolicy::retain_on_cancellation ? "RETAIN_ON_CANCELLATION"
                                                                        : "DELETE_ON_CANCELLATION");
   put("state.checkpoints.num-retained", std::to_string(cp.num_retained));
-  put("execution.checkpointing.checkpoints-after-tasks-finish",
+  // ...checkpoints-after-tasks-finish is the key from 1.20 (CheckpointingOptions); before, the
+  // option is ExecutionCheckpointingOptions' ...checkpoints-after-tasks-finish.enabled.
+  put(r.flink_version < model::FlinkVersion::v1_20
+          ? "execution.checkpointing.checkpoints-after-tasks-finish.enabled"
+          : "execution.checkpointing.checkpoints-after-tasks-finish",
       bool_text(cp.checkpoints_after_tasks_finish));
   // State.
-  put("state.backend.type",
+  put(old_keys ? "state.backend" : "state.backend.type",
       f.state_backend == model::StateBackendKind::rocksdb ? "rocksdb" : "hashmap");
   put("state.backend.incremental", bool_text(f.incremental));
   if (f.state_backend == model::StateBackendKind::rocksdb)
@@ -149,15 +157,15 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
   // Restarts, as resolved for the version.
   switch (rs.kind.value_or(model::RestartStrategyKind::none)) {
     case model::RestartStrategyKind::none:
-      put("restart-strategy.type", "none");
+      put(restart_key, "none");
       break;
     case model::RestartStrategyKind::fixed_delay:
-      put("restart-strategy.type", "fixed-delay");
+      put(restart_key, "fixed-delay");
       put("restart-strategy.fixed-delay.attempts", std::to_string(rs.fixed_delay_attempts));
       put("restart-strategy.fixed-delay.delay", duration_text(rs.fixed_delay));
       break;
     case model::RestartStrategyKind::failure_rate:
-      put("restart-strategy.type", "failure-rate");
+      put(restart_key, "failure-rate");
       put("restart-strategy.failure-rate.max-failures-per-interval",
           std::to_string(rs.failure_rate_max_failures));
       put("restart-strategy.failure-rate.failure-rate-interval",
@@ -165,7 +173,7 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
       put("restart-strategy.failure-rate.delay", duration_text(rs.failure_rate_delay));
       break;
     case model::RestartStrategyKind::exponential_delay:
-      put("restart-strategy.type", "exponential-delay");
+      put(restart_key, "exponential-delay");
       put("restart-strategy.exponential-delay.initial-backoff",
           duration_text(rs.exp_initial_backoff));
       put("restart-strategy.exponential-delay.max-backoff", duration_text(rs.exp_max_backoff));
@@ -186,8 +194,9 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
   put("pipeline.operator-chaining", bool_text(f.operator_chaining));
   put("taskmanager.memory.segment-size", size_text(f.segment_size));
   put("taskmanager.memory.min-segment-size", size_text(f.min_segment_size));
-  // FLINK-33750 removed the exclusive and floating buffer options in 2.0.
-  if (r.flink_version != model::FlinkVersion::v2_0) {
+  // FLINK-33750 removed the exclusive and floating buffer options in 2.0 (2.1 neither:
+  // NettyShuffleEnvironmentOptions on release-2.1.2-rc2).
+  if (r.flink_version < model::FlinkVersion::v2_0) {
     put("taskmanager.network.memory.buffers-per-channel", std::to_string(f.buffers_per_channel));
     put("taskmanager.network.memory.floating-buffers-per-gate",
         std::to_string(f.floating_buffers_per_gate));
@@ -212,9 +221,10 @@ ordered_json rest_dashboard_config(const RunResult& r) {
   // ckptsim serves no jar upload, cancel or rescale, and is a JobManager, not a HistoryServer.
   features["web-submit"] = false;
   features["web-cancel"] = false;
-  // web-rescale came with 1.18 (FLINK-31471).
-  if (r.flink_version != model::FlinkVersion::v1_17) features["web-rescale"] = false;
-  features["web-history"] = false;
+  // DashboardConfiguration.Features: web-rescale came with 1.18 (FLINK-31471), web-history with
+  // 1.16 (release-1.15 has only web-submit and web-cancel).
+  if (r.flink_version >= model::FlinkVersion::v1_18) features["web-rescale"] = false;
+  if (r.flink_version >= model::FlinkVersion::v1_16) features["web-history"] = false;
   ordered_json out;
   out["refresh-interval"] = std::int64_t{3000};  // web.refresh-interval's default
   // The JobManager's default time zone: ckptsim reports UTC. Offset in ms.
@@ -236,8 +246,8 @@ ordered_json rest_taskmanagers(const RunResult& r) {
   const std::int64_t now = epoch_ms(r, r.end_time);
   // Heartbeats every heartbeat.interval (10 s by default): the latest one before now.
   const std::int64_t heartbeat = now - (core::to_millis(r.end_time) % 10000);
-  // 1.18 moved the RPC system from Akka to Pekko.
-  const char* scheme = r.flink_version == model::FlinkVersion::v1_17 ? "akka" : "pekko";
+  // 1.18 moved the RPC system from Akka to Pekko (FLINK-32468); 1.15-1.17 use Akka.
+  const char* scheme = r.flink_version < model::FlinkVersion::v1_18 ? "akka" : "pekko";
 
   std::vector<ordered_json> infos;
   std::vector<std::int32_t> hashes;

@@ -105,7 +105,7 @@ IoMetrics subtask_io_metrics(const RunResult& r, int vertex, int subtask) {
   return m;
 }
 
-ordered_json io_metrics_json(const IoMetrics& m) {
+ordered_json io_metrics_json(const IoMetrics& m, model::FlinkVersion version) {
   // IOMetricsInfo; ckptsim has every counter, so each *-complete is true.
   ordered_json out;
   out["read-bytes"] = m.read_bytes;
@@ -116,9 +116,12 @@ ordered_json io_metrics_json(const IoMetrics& m) {
   out["read-records-complete"] = true;
   out["write-records"] = m.write_records;
   out["write-records-complete"] = true;
-  out["accumulated-backpressured-time"] = m.backpressured_ms;
-  out["accumulated-idle-time"] = m.idle_ms;
-  out["accumulated-busy-time"] = m.busy_ms;
+  // The accumulated times came with 1.16: IOMetricsInfo on release-1.15 has only the counters.
+  if (version >= model::FlinkVersion::v1_16) {
+    out["accumulated-backpressured-time"] = m.backpressured_ms;
+    out["accumulated-idle-time"] = m.idle_ms;
+    out["accumulated-busy-time"] = m.busy_ms;
+  }
   return out;
 }
 

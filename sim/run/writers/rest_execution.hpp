@@ -43,7 +43,7 @@ struct IoMetrics {
   void add(const IoMetrics& o);
 };
 IoMetrics subtask_io_metrics(const RunResult& r, int vertex, int subtask);
-nlohmann::ordered_json io_metrics_json(const IoMetrics& m);  // IOMetricsInfo
+nlohmann::ordered_json io_metrics_json(const IoMetrics& m, model::FlinkVersion version);  // IOMetricsInfo
 
 // {EXECUTIONSTATE: n} with UPPERCASE keys, every state in declaration order.
 nlohmann::ordered_json state_counts_json(const StateCounts& counts);

@@ -166,7 +166,7 @@ ordered_json job_vertex(const RunResult& r, int vertex, std::int64_t now) {
   out["end-time"] = end;
   out["duration"] = duration;
   out["tasks"] = rest::state_counts_json(counts);
-  out["metrics"] = rest::io_metrics_json(metrics);
+  out["metrics"] = rest::io_metrics_json(metrics, r.flink_version);
   return out;
 }
 
@@ -212,21 +212,24 @@ std::string task_name(const RunResult& r, const Failure& f) {
 }
 
 ordered_json exception_entry(const RunResult& r, const Failure& f) {
-  const bool v1 = r.flink_version != model::FlinkVersion::v2_0;
+  // JobExceptionsInfoWithHistory.ExceptionInfo's fields by release branch: 1.15/1.16 exceptionName,
+  // stacktrace, timestamp, taskName, location; release-1.17 adds taskManagerId, release-1.18
+  // failureLabels (FLIP-304), release-1.19 endpoint (and deprecates location); 2.0 and 2.1 drop
+  // location.
+  const model::FlinkVersion v = r.flink_version;
   ordered_json out;
   out["exceptionName"] = f.exception_class;
   out["stacktrace"] = stacktrace(f);
   out["timestamp"] = epoch_ms(r, f.time);
-  // Failure enrichers (FLIP-304) came with 1.18.
-  if (r.flink_version != model::FlinkVersion::v1_17) out["failureLabels"] = ordered_json::object();
-  // taskName, (1.x: location), endpoint and taskManagerId are @JsonInclude(NON_NULL): a global
-  // failure has none of them.
+  if (v >= model::FlinkVersion::v1_18) out["failureLabels"] = ordered_json::object();
+  // taskName, location, endpoint and taskManagerId are @JsonInclude(NON_NULL): a global failure
+  // has none of them.
   if (f.vertex >= 0) {
     const int tm = rest::taskmanager_of(r, f.subtask);
     out["taskName"] = task_name(r, f);
-    if (v1) out["location"] = rest::taskmanager_endpoint(tm);
-    out["endpoint"] = rest::taskmanager_endpoint(tm);
-    out["taskManagerId"] = rest::taskmanager_id(tm);
+    if (v < model::FlinkVersion::v2_0) out["location"] = rest::taskmanager_endpoint(tm);
+    if (v >= model::FlinkVersion::v1_19) out["endpoint"] = rest::taskmanager_endpoint(tm);
+    if (v >= model::FlinkVersion::v1_17) out["taskManagerId"] = rest::taskmanager_id(tm);
   }
   // ckptsim fails over on the first failure: no concurrent ones.
   out["concurrentExceptions"] = ordered_json::array();
@@ -288,7 +291,8 @@ ordered_json rest_job_details(const RunResult& r) {
   out["status-counts"] = rest::state_counts_json(per_state);
   out["plan"] = plan(r);
   // stream-graph is @JsonInclude(NON_NULL) and ckptsim has no StreamGraph JSON: omitted.
-  if (r.flink_version == model::FlinkVersion::v2_0) out["pending-operators"] = 0;
+  // pending-operators: JobDetailsInfo on release-2.0 and release-2.1.2-rc2 alike.
+  if (r.flink_version >= model::FlinkVersion::v2_0) out["pending-operators"] = 0;
   return out;
 }
 
@@ -302,8 +306,9 @@ ordered_json rest_job_config(const RunResult& r) {
   int parallelism = 1;
   for (const VertexInfo& v : r.vertices) parallelism = std::max(parallelism, v.parallelism);
   ordered_json execution;
-  // 1.x wrote the ExecutionMode of the DataSet era; 2.0 removed it.
-  if (r.flink_version != model::FlinkVersion::v2_0) execution["execution-mode"] = "PIPELINED";
+  // 1.x wrote the ExecutionMode of the DataSet era (JobConfigInfo is byte-identical on
+  // release-1.15 to -1.19); 2.0 removed it, 2.1 too.
+  if (r.flink_version < model::FlinkVersion::v2_0) execution["execution-mode"] = "PIPELINED";
   // The scenario sets restart-strategy.* in the cluster configuration, not in the job's
   // ExecutionConfig: RestartStrategies.FallbackRestartStrategyConfiguration's description.
   execution["restart-strategy"] = "Cluster level default restart strategy";
@@ -331,7 +336,7 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
   history["entries"] = std::move(entries);
   history["truncated"] = truncated;
   ordered_json out;
-  if (r.flink_version != model::FlinkVersion::v2_0) {
+  if (r.flink_version < model::FlinkVersion::v2_0) {
     // 1.x JobExceptionsInfoWithHistory extends the deprecated JobExceptionsInfo
     // (JobExceptionsHandler before FLINK-32688): the graph's latest failure as root-exception,
     // and all-exceptions from the current attempts that failed, up to maxExceptions.
@@ -361,10 +366,14 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
       // getTaskNameWithSubtaskIndex(): "<name> (<i>/<p>)", no attempt.
       item["task"] =
           v.name + " (" + std::to_string(f.subtask + 1) + "/" + std::to_string(v.parallelism) + ")";
+      // JobExceptionsInfo.ExecutionExceptionInfo: release-1.15/-1.16 exception, task, location,
+      // timestamp; release-1.17 adds taskManagerId, release-1.19 endpoint.
       item["location"] = rest::taskmanager_endpoint(tm);
-      item["endpoint"] = rest::taskmanager_endpoint(tm);
+      if (r.flink_version >= model::FlinkVersion::v1_19)
+        item["endpoint"] = rest::taskmanager_endpoint(tm);
       item["timestamp"] = epoch_ms(r, f.time);
-      item["taskManagerId"] = rest::taskmanager_id(tm);
+      if (r.flink_version >= model::FlinkVersion::v1_17)
+        item["taskManagerId"] = rest::taskmanager_id(tm);
       all.push_back(std::move(item));
     }
     out["all-exceptions"] = std::move(all);

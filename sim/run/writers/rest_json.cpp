@@ -113,8 +113,10 @@ const char* class_name(CheckpointStatus s) {
   return "in_progress";
 }
 
-// RestAPICheckpointType.valueOf(SnapshotType, isUnalignedCheckpoint).
-const char* rest_checkpoint_type(model::SnapshotType type, bool unaligned) {
+// RestAPICheckpointType.valueOf(SnapshotType, isUnalignedCheckpoint). Release-1.15's
+// RestAPICheckpointType has no UNALIGNED_CHECKPOINT (valueOf(SnapshotType) ignores it): 1.16+.
+const char* rest_checkpoint_type(model::SnapshotType type, bool unaligned,
+                                 model::FlinkVersion version) {
   switch (type) {
     case model::SnapshotType::savepoint:
       return "SAVEPOINT";
@@ -124,7 +126,8 @@ const char* rest_checkpoint_type(model::SnapshotType type, bool unaligned) {
     case model::SnapshotType::full_checkpoint:
       break;
   }
-  return unaligned ? "UNALIGNED_CHECKPOINT" : "CHECKPOINT";
+  return unaligned && version >= model::FlinkVersion::v1_16 ? "UNALIGNED_CHECKPOINT"
+                                                            : "CHECKPOINT";
 }
 
 // AbstractCheckpointStats.getEndToEndDuration for each kind of stats object.
@@ -186,7 +189,9 @@ ordered_json checkpoint_statistics(const RunResult& r, const CheckpointRecord& c
   out["id"] = c.id;
   out["status"] = status_name(c.status);
   out["is_savepoint"] = savepoint;
-  out["savepointFormat"] = savepoint ? ordered_json("CANONICAL") : ordered_json(nullptr);
+  // savepointFormat came with 1.17: CheckpointStatistics on release-1.15/-1.16 has none.
+  if (r.flink_version >= model::FlinkVersion::v1_17)
+    out["savepointFormat"] = savepoint ? ordered_json("CANONICAL") : ordered_json(nullptr);
   out["trigger_timestamp"] = ms(r, c.trigger_time);
   out["latest_ack_timestamp"] = t.latest_ack_ms;
   out["checkpointed_size"] = t.checkpointed_size;
@@ -197,7 +202,7 @@ ordered_json checkpoint_statistics(const RunResult& r, const CheckpointRecord& c
   out["persisted_data"] = t.persisted;
   out["num_subtasks"] = c.num_subtasks;
   out["num_acknowledged_subtasks"] = c.num_acknowledged;
-  out["checkpoint_type"] = rest_checkpoint_type(c.type, t.unaligned);
+  out["checkpoint_type"] = rest_checkpoint_type(c.type, t.unaligned, r.flink_version);
   out["tasks"] = include_tasks ? tasks_map(r, c) : ordered_json::object();
   switch (c.status) {
     case CheckpointStatus::completed:
@@ -301,6 +306,10 @@ const char* synthetic_flink_commit(model::FlinkVersion version) {
   // Synthetic short hashes, fixed per version so that output is reproducible; they are not the
   // commits the Apache releases were built from.
   switch (version) {
+    case model::FlinkVersion::v1_15:
+      return "c0ffeea";
+    case model::FlinkVersion::v1_16:
+      return "c0ffeeb";
     case model::FlinkVersion::v1_17:
       return "c0ffee1";
     case model::FlinkVersion::v1_18:
@@ -311,6 +320,8 @@ const char* synthetic_flink_commit(model::FlinkVersion version) {
       return "c0ffee4";
     case model::FlinkVersion::v2_0:
       return "c0ffee5";
+    case model::FlinkVersion::v2_1:
+      return "c0ffee6";
   }
   return "c0ffee0";
 }
@@ -354,8 +365,10 @@ ordered_json rest_jobs_overview(const RunResult& r) {
   if (!r.job_status_changes.empty()) last_modification = ms(r, r.job_status_changes.back().time);
   last_modification = std::max(last_modification, end);
 
-  // getTaskInfo(): a HashMap<String, Integer> filled with "total" then every ExecutionState in
-  // ordinal order, serialized in HashMap iteration order.
+  // 1.17+ getTaskInfo(): a HashMap<String, Integer> filled with "total" then every
+  // ExecutionState in ordinal order, serialized in HashMap iteration order. Up to 1.16
+  // JobDetails.JobDetailsSerializer wrote "total" then the states in ordinal order itself.
+  const bool serializer = r.flink_version < model::FlinkVersion::v1_17;
   std::array<int, model::kExecutionStateCount> per_state{};
   for (model::ExecutionState s : r.final_task_states) {
     per_state[static_cast<std::size_t>(s)] += 1;
@@ -369,18 +382,26 @@ ordered_json rest_jobs_overview(const RunResult& r) {
   std::vector<std::int32_t> hashes;
   for (const std::string& k : keys) hashes.push_back(java_string_hash(k));
   ordered_json tasks = ordered_json::object();
-  for (std::size_t i : java_hashmap_order(hashes, std::nullopt)) tasks[keys[i]] = values[i];
+  if (serializer) {
+    for (std::size_t i = 0; i < keys.size(); ++i) tasks[keys[i]] = values[i];
+  } else {
+    for (std::size_t i : java_hashmap_order(hashes, std::nullopt)) tasks[keys[i]] = values[i];
+  }
 
   ordered_json job;
   job["jid"] = r.job_id;
   job["name"] = r.job_name;
+  // JobDetailsSerializer (release-1.15/-1.16) writes jid, name, state, start-time, end-time,
+  // duration, last-modification, tasks; 1.17's Jackson properties put state after duration.
+  if (serializer) job["state"] = model::to_string(r.final_status);
   job["start-time"] = start;
   job["end-time"] = end;
   job["duration"] = (end >= 0 ? end : now) - start;
-  job["state"] = model::to_string(r.final_status);
+  if (!serializer) job["state"] = model::to_string(r.final_status);
   job["last-modification"] = last_modification;
   job["tasks"] = std::move(tasks);
-  if (r.flink_version == model::FlinkVersion::v2_0) {
+  // messages/webmonitor/JobDetails is identical on release-2.0 and release-2.1.2-rc2.
+  if (r.flink_version >= model::FlinkVersion::v2_0) {
     job["pending-operators"] = 0;
     job["jobType"] = "STREAMING";
     job["schedulerType"] = "Default";
@@ -462,9 +483,13 @@ ordered_json rest_checkpoint_config(const RunResult& r) {
   out["aligned_checkpoint_timeout"] = core::to_millis(cp.aligned_checkpoint_timeout);
   out["checkpoints_after_tasks_finish"] = cp.checkpoints_after_tasks_finish;
   // ckptsim does not model the changelog state backend: Flink's defaults for a job without it.
-  out["state_changelog_enabled"] = false;
-  out["changelog_periodic_materialization_interval"] = std::int64_t{600000};
-  out["changelog_storage"] = nullptr;
+  // The three fields came with 1.16 (CheckpointConfigInfo on release-1.15 ends with
+  // checkpoints_after_tasks_finish).
+  if (r.flink_version >= model::FlinkVersion::v1_16) {
+    out["state_changelog_enabled"] = false;
+    out["changelog_periodic_materialization_interval"] = std::int64_t{600000};
+    out["changelog_storage"] = nullptr;
+  }
   return out;
 }
 

@@ -108,17 +108,22 @@ SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask, std:
   out["subtask"] = subtask;
   out["status"] = model::to_string(state);
   out["attempt"] = e.attempt;
-  // 1.x: the deprecated host, a creator property before endpoint (removed in 2.0, FLINK-36355).
-  if (r.flink_version != model::FlinkVersion::v2_0) {
+  // 1.x: the deprecated host, a creator property before endpoint (removed in 2.0, FLINK-36355;
+  // 2.1 neither). endpoint came with 1.19 (FLINK-33147): SubtaskExecutionAttemptDetailsInfo on
+  // release-1.15 to -1.18 has host only.
+  if (r.flink_version < model::FlinkVersion::v2_0) {
     out["host"] = assigned ? rest::taskmanager_host(tm) : "(unassigned)";
   }
-  out["endpoint"] = endpoint;
+  if (r.flink_version >= model::FlinkVersion::v1_19) out["endpoint"] = endpoint;
   out["start-time"] = start;
   out["end-time"] = end;
   out["duration"] = duration;
-  out["metrics"] = rest::io_metrics_json(d.metrics);
+  out["metrics"] = rest::io_metrics_json(d.metrics, r.flink_version);
   out["taskmanager-id"] = assigned ? rest::taskmanager_id(tm) : "(unassigned)";
-  out["status-duration"] = std::move(status_duration);
+  // status-duration came with 1.16 (SubtaskExecutionAttemptDetailsInfo on release-1.16; not on
+  // release-1.15).
+  if (r.flink_version >= model::FlinkVersion::v1_16)
+    out["status-duration"] = std::move(status_duration);
   // other-concurrent-attempts is NON_EMPTY (speculative execution only): omitted. The hidden
   // compat start_time is not a creator property, so Jackson writes it last.
   out["start_time"] = start;
@@ -200,8 +205,9 @@ ordered_json rest_vertex_details(const RunResult& r, int vertex) {
   out["maxParallelism"] = rest::default_max_parallelism(info.parallelism);
   out["now"] = now;
   out["subtasks"] = std::move(subtasks);
-  // Not a creator property: built from the subtasks in the constructor, written last.
-  out["aggregated"] = std::move(aggregated);
+  // Not a creator property: built from the subtasks in the constructor, written last. 1.16+:
+  // JobVertexDetailsInfo on release-1.15 has no aggregated.
+  if (r.flink_version >= model::FlinkVersion::v1_16) out["aggregated"] = std::move(aggregated);
   return out;
 }
 
@@ -217,6 +223,7 @@ ordered_json rest_vertex_backpressure(const RunResult& r, int vertex) {
     out["status"] = "deprecated";
     return out;
   }
+  const bool v1_15 = r.flink_version < model::FlinkVersion::v1_16;
   double max_ratio = 0;
   ordered_json subtasks = ordered_json::array();
   for (int s = 0; s < info.parallelism; ++s) {
@@ -224,25 +231,29 @@ ordered_json rest_vertex_backpressure(const RunResult& r, int vertex) {
     max_ratio = std::max(max_ratio, x.back_pressured);
     ordered_json item;
     item["subtask"] = s;
+    // JobVertexBackPressureInfo on release-1.15: subtask, backpressure-level, ratio, idleRatio,
+    // busyRatio; 1.16 renamed the level to backpressureLevel and kept the old name hidden.
+    if (v1_15) item["backpressure-level"] = backpressure_level(x.back_pressured);
     // attempt-number is NON_NULL (only with concurrent attempts); other-concurrent-attempts
     // NON_EMPTY: both omitted.
-    item["backpressureLevel"] = backpressure_level(x.back_pressured);
+    if (!v1_15) item["backpressureLevel"] = backpressure_level(x.back_pressured);
     item["ratio"] = x.back_pressured;
     item["idleRatio"] = x.idle;
     item["busyRatio"] = x.busy;
     // The @Hidden getter for the deprecated name, which the dashboard reads; not a creator
     // property, so written after them.
-    item["backpressure-level"] = backpressure_level(x.back_pressured);
+    if (!v1_15) item["backpressure-level"] = backpressure_level(x.back_pressured);
     subtasks.push_back(std::move(item));
   }
   // MetricFetcher.getLastUpdateTime: the end of the latest sample period.
   SimTime last_update = 0;
   for (const TaskSampleRow& row : r.timeseries) last_update = std::max(last_update, row.end);
   out["status"] = "ok";
-  out["backpressureLevel"] = backpressure_level(max_ratio);
+  if (v1_15) out["backpressure-level"] = backpressure_level(max_ratio);
+  if (!v1_15) out["backpressureLevel"] = backpressure_level(max_ratio);
   out["end-timestamp"] = epoch_ms(r, last_update);
   out["subtasks"] = std::move(subtasks);
-  out["backpressure-level"] = backpressure_level(max_ratio);
+  if (!v1_15) out["backpressure-level"] = backpressure_level(max_ratio);
   return out;
 }
 
