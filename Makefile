@@ -1,7 +1,7 @@
 # Wraps CMake (as DuckDB does). `make run` and `make test` are the README's two commands.
 # `make run` builds only the ckptsim executable, quietly; `make test` builds everything and runs
-# every stage CI runs: the tests, the report checks, the suite under ASan+UBSan and a short smoke
-# run of each fuzz target.
+# every stage CI runs: the tests, the report checks, the suite under ASan+UBSan, the parallel
+# commands and the server under TSan, and a short smoke run of each fuzz target.
 BUILD_DIR ?= build
 WERROR ?= OFF
 JOBS ?= $(shell nproc)
@@ -60,11 +60,10 @@ run: deps
 	@./$(BUILD_DIR)/bin/ckptsim run
 
 # Every stage, one after the other (each builds with all cores); CI (.ci/run) runs this.
-# `make tsan` is not part of it yet: with Debian's TBB, which is not built with TSan, TSan cannot
-# see TBB's synchronisation and reports the join of every parallel_for as a race (tests/tsan/).
 test:
 	@$(MAKE) test-release
 	@$(MAKE) asan
+	@$(MAKE) tsan
 	@$(MAKE) fuzz-smoke
 
 # The Release build's tests alone (the quick loop while working).
@@ -89,9 +88,10 @@ asan: deps
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ./build-asan/bin/ckptsim_tests
 
-# ThreadSanitizer over what runs in parallel: ckptsim sweep, compare and test with 2 threads
-# (tests/tsan/run.sh).
-tsan: deps
+# ThreadSanitizer over what runs in parallel: ckptsim test, sweep and compare with 2 threads, and
+# ckptsim serve with clients (tests/tsan/run.sh). Debian's TBB is not built with TSan, so this
+# build runs the parallel loop on std::threads (sim/cli/parallel_runs.hpp).
+tsan: deps test-deps
 	cmake --preset tsan $(LAUNCHER)
 	cmake --build --preset tsan -j $(JOBS) --target ckptsim
 	./tests/tsan/run.sh build-tsan

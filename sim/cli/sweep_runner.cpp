@@ -6,8 +6,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,6 +23,7 @@
 #include <utility>
 
 #include "sim/cli/limits.hpp"
+#include "sim/cli/parallel_runs.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/stale_files.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -325,15 +324,12 @@ SweepPoints run_points(const SweepSpec& spec, const std::string& command_name) {
   Progress progress(mine.size(), mine.size() - to_run.size(), command_name);
   std::vector<analysis::Point> results(to_run.size());
   std::atomic<bool> write_failed{false};
-  tbb::task_arena arena(spec.threads > 0 ? spec.threads : tbb::task_arena::automatic);
-  arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, to_run.size(), [&](std::size_t i) {
-      results[i] = run_point(spec, to_run[i], *loaded[to_run[i].setting]);
-      if (files &&
-          !write_file_atomically(to_run[i].file.string(), analysis::point_file_text(results[i])))
-        write_failed = true;
-      progress.point_done();
-    });
+  run_in_parallel(spec.threads, to_run.size(), [&](std::size_t i) {
+    results[i] = run_point(spec, to_run[i], *loaded[to_run[i].setting]);
+    if (files &&
+        !write_file_atomically(to_run[i].file.string(), analysis::point_file_text(results[i])))
+      write_failed = true;
+    progress.point_done();
   });
   if (write_failed) {
     std::cerr << command_name << ": error: cannot write point files into "

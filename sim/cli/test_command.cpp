@@ -1,8 +1,6 @@
 // `ckptsim test`: runs every scenario found under the given paths (in parallel, each with its
 // own seed), checks its `expect:` section, prints PASS/FAIL per scenario and a total, and can
 // write JUnit XML for CI. Exit code 1 when any scenario failed.
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +12,7 @@
 #include "analysis/expect.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/limits.hpp"
+#include "sim/cli/parallel_runs.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -163,11 +162,8 @@ int run_tests(const Options& options) {
     return 1;
   }
   std::vector<Outcome> outcomes(files.size());
-  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
-  arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, files.size(),
-                      [&](std::size_t i) { outcomes[i] = test_one(files[i], options.limits); });
-  });
+  run_in_parallel(options.threads, files.size(),
+                  [&](std::size_t i) { outcomes[i] = test_one(files[i], options.limits); });
   std::size_t passed = 0;
   bool errors = false;
   for (const Outcome& o : outcomes) {
