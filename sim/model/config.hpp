@@ -12,6 +12,7 @@
 #include "sim/core/time.hpp"
 #include "sim/model/connectors/specs.hpp"
 #include "sim/model/latency_distribution.hpp"
+#include "sim/model/task_executor_process_spec.hpp"
 
 namespace ckptsim::model {
 
@@ -94,6 +95,9 @@ struct FlinkConfig {
   Duration buffer_timeout = core::milliseconds(100);     // execution.buffer-timeout
   Duration heartbeat_timeout = core::seconds(50);        // heartbeat.timeout
   std::int64_t segment_size = 32 * 1024;                 // taskmanager.memory.segment-size
+  // taskmanager.memory.* and execution.target: the network memory of each TaskManager
+  // (task_executor_process_spec.hpp) and so its number of network buffers.
+  TaskManagerMemoryOptions memory;
   int buffers_per_channel = 2;
   int floating_buffers_per_gate = 8;
   int max_buffers_per_channel = 10;

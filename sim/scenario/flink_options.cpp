@@ -3,7 +3,9 @@
 // value lands in model::FlinkConfig.
 // Keys, defaults and limits follow reference/flink-coordinator.md section 1.
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
+#include <variant>
 
 #include "sim/scenario/flink_reference.hpp"
 #include "sim/scenario/internal.hpp"
@@ -26,6 +28,7 @@ struct FlinkReader {
   bool storage_set = false;
   bool dir_set = false;
   std::optional<Loc> unaligned_loc;
+  std::optional<Loc> memory_loc;  // the first taskmanager.memory.* key
 };
 
 using Apply = void (*)(const Node& value, FlinkReader& r);
@@ -123,6 +126,38 @@ void not_modelled(const Node& v, FlinkReader& r, std::string_view what, std::str
 
 void buffer_timeout(const Node& v, FlinkReader& r) {
   duration_into(v, r, r.config.buffer_timeout);
+}
+
+// taskmanager.memory.* sizes and fractions (TaskManagerOptions): they decide each TaskManager's
+// network memory, checked together after the block (process_spec_from_config).
+using model::TaskManagerMemoryOptions;
+
+template <std::optional<std::int64_t> TaskManagerMemoryOptions::*Field>
+void memory_size(const Node& v, FlinkReader& r) {
+  if (!r.memory_loc) r.memory_loc = v.loc;
+  if (const auto size = read_size(r.ctx, v)) r.config.memory.*Field = *size;
+}
+
+template <std::optional<float> TaskManagerMemoryOptions::*Field>
+void memory_fraction(const Node& v, FlinkReader& r) {
+  if (!r.memory_loc) r.memory_loc = v.loc;
+  // Configuration.getFloat: Float.parseFloat, so the value is the float nearest the text.
+  if (read_double(r.ctx, v, "a memory fraction", 0, 1))
+    r.config.memory.*Field = std::strtof(std::string(trim(v.text)).c_str(), nullptr);
+}
+
+// The memory keys a MiniCluster ignores: all but network.min/max (and their old spellings).
+bool is_cluster_memory_key(std::string_view key) {
+  static constexpr std::string_view kKeys[] = {
+      "taskmanager.memory.process.size",       "taskmanager.memory.flink.size",
+      "taskmanager.memory.task.heap.size",     "taskmanager.memory.managed.size",
+      "taskmanager.memory.managed.fraction",   "taskmanager.memory.network.fraction",
+      "taskmanager.network.memory.fraction",   "taskmanager.memory.framework.heap.size",
+      "taskmanager.memory.framework.off-heap.size", "taskmanager.memory.task.off-heap.size",
+      "taskmanager.memory.jvm-metaspace.size", "taskmanager.memory.jvm-overhead.fraction",
+      "taskmanager.memory.jvm-overhead.min",   "taskmanager.memory.jvm-overhead.max",
+      "taskmanager.network.numberOfBuffers"};
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 
 const std::vector<FlinkOption>& flink_options() {
@@ -319,12 +354,79 @@ const std::vector<FlinkOption>& flink_options() {
        [](const Node& v, FlinkReader& r) {
          const auto size = read_size(r.ctx, v);
          if (!size) return;
-         if (*size <= 0) {
+         // ConfigurationParserUtils.getPageSize (MemoryManager.MIN_PAGE_SIZE).
+         if (*size < 4096 || (*size & (*size - 1)) != 0) {
            r.ctx.error(v.loc,
-                       "taskmanager.memory.segment-size must be positive, got '" + v.text + "'");
+                       "Invalid configuration value for taskmanager.memory.segment-size : " +
+                           std::to_string(*size) +
+                           (*size < 4096 ? " - Minimum memory segment size is 4096"
+                                         : " - Memory segment size must be a power of 2."),
+                       "Flink's TaskManager does not start with it: write a power of 2 of at "
+                       "least 4 kb, such as 32 kb (the default)");
            return;
          }
          r.config.segment_size = *size;
+       }},
+      {"taskmanager.memory.process.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::process_size>},
+      {"taskmanager.memory.flink.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::flink_size>},
+      {"taskmanager.memory.task.heap.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::task_heap>},
+      {"taskmanager.memory.managed.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::managed_size>},
+      {"taskmanager.memory.managed.fraction", FlinkVersion::v1_15,
+       memory_fraction<&TaskManagerMemoryOptions::managed_fraction>},
+      // The network keys and their deprecated taskmanager.network.memory.* spellings, which
+      // every version up to 2.1 still reads (withDeprecatedKeys).
+      {"taskmanager.memory.network.fraction", FlinkVersion::v1_15,
+       memory_fraction<&TaskManagerMemoryOptions::network_fraction>},
+      {"taskmanager.network.memory.fraction", FlinkVersion::v1_15,
+       memory_fraction<&TaskManagerMemoryOptions::network_fraction>},
+      {"taskmanager.memory.network.min", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::network_min>},
+      {"taskmanager.network.memory.min", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::network_min>},
+      {"taskmanager.memory.network.max", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::network_max>},
+      {"taskmanager.network.memory.max", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::network_max>},
+      {"taskmanager.memory.framework.heap.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::framework_heap>},
+      {"taskmanager.memory.framework.off-heap.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::framework_off_heap>},
+      {"taskmanager.memory.task.off-heap.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::task_off_heap>},
+      {"taskmanager.memory.jvm-metaspace.size", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::metaspace>},
+      {"taskmanager.memory.jvm-overhead.fraction", FlinkVersion::v1_15,
+       memory_fraction<&TaskManagerMemoryOptions::overhead_fraction>},
+      {"taskmanager.memory.jvm-overhead.min", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::overhead_min>},
+      {"taskmanager.memory.jvm-overhead.max", FlinkVersion::v1_15,
+       memory_size<&TaskManagerMemoryOptions::overhead_max>},
+      {"taskmanager.network.numberOfBuffers", FlinkVersion::v1_15,
+       [](const Node& v, FlinkReader& r) {
+         if (!r.memory_loc) r.memory_loc = v.loc;
+         if (const auto n = read_int(r.ctx, v, "taskmanager.network.numberOfBuffers", 1))
+           r.config.memory.legacy_buffers = *n;
+       }},
+      // DeploymentOptions.TARGET: 'local' is a MiniCluster (an IDE, a local runner), whose
+      // network memory ignores the sizes above. Every other target is a cluster.
+      {"execution.target", FlinkVersion::v1_15,
+       [](const Node& v, FlinkReader& r) {
+         if (!r.memory_loc) r.memory_loc = v.loc;
+         if (const auto target = read_string(r.ctx, v))
+           r.config.memory.local_execution = *target == "local";
+       }},
+      // InputGateSpecUtils (1.17+): a gate's required buffers are capped at this; unset, a
+      // streaming gate requires 1 + 2 per remote channel, which is what ckptsim reserves.
+      {"taskmanager.network.memory.read-buffer.required-per-gate.max", FlinkVersion::v1_17,
+       [](const Node& v, FlinkReader& r) {
+         if (read_int(r.ctx, v, "taskmanager.network.memory.read-buffer.required-per-gate.max", 1))
+           not_modelled(v, r, "taskmanager.network.memory.read-buffer.required-per-gate.max",
+                        "a gate reserves 1 buffer plus buffers-per-channel per remote channel, "
+                        "as with the option unset");
        }},
       {"taskmanager.network.memory.buffers-per-channel", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
@@ -400,14 +502,19 @@ struct RemovedOption {
 
 const RemovedOption* removed_option(std::string_view key) {
   // FLINK-33750 (2.0) removed the exclusive/floating buffer options deprecated in 1.20
-  // (FLINK-35461); the gate's buffers follow taskmanager.network.memory.read-buffer.* instead.
+  // (FLINK-35461): NettyShuffleEnvironmentConfiguration.fromConfiguration fixes them at 2, 8
+  // and 10. It also removed the legacy taskmanager.network.numberOfBuffers.
+  static constexpr std::string_view kFixed =
+      "2.0 fixes the buffers at 2 per channel, 8 floating per gate and at most 10 per channel";
   static constexpr RemovedOption kRemoved[] = {
       {"taskmanager.network.memory.buffers-per-channel", FlinkVersion::v2_0, "FLINK-33750",
-       "2.0 sizes a gate's buffers by itself"},
+       kFixed},
       {"taskmanager.network.memory.floating-buffers-per-gate", FlinkVersion::v2_0, "FLINK-33750",
-       "2.0 sizes a gate's buffers by itself"},
+       kFixed},
       {"taskmanager.network.memory.max-buffers-per-channel", FlinkVersion::v2_0, "FLINK-33750",
-       "2.0 sizes a gate's buffers by itself"},
+       kFixed},
+      {"taskmanager.network.numberOfBuffers", FlinkVersion::v2_0, "FLINK-33750",
+       "size the network memory with taskmanager.memory.network.min/max/fraction"},
   };
   for (const RemovedOption& r : kRemoved)
     if (r.key == key) return &r;
@@ -441,7 +548,8 @@ bool is_leaf_flink_option(std::string_view key) {
 
 void read_flink(Context& ctx, const Node& flink, model::FlinkConfig& config,
                 std::optional<int>& default_parallelism) {
-  FlinkReader reader{ctx, config, default_parallelism, false, false, false, false, std::nullopt};
+  FlinkReader reader{ctx,   config, default_parallelism, false, false, false, false,
+                     std::nullopt, std::nullopt};
   // The version comes first: it decides which keys exist and the defaults of the others.
   if (const Entry* version = flink.find("version")) {
     if (const auto text = read_string(ctx, version->value)) {
@@ -528,6 +636,23 @@ void read_flink(Context& ctx, const Node& flink, model::FlinkConfig& config,
                     " no effect on checkpointing and " + (ignored == 1 ? "was" : "were") +
                     " ignored",
                 "list them with --verbose");
+  // The TaskManager's memory as Flink derives it: a configuration its TaskManager cannot start
+  // with is rejected here, before any job runs.
+  const auto spec =
+      model::process_spec_from_config(config.memory, config.segment_size, config.version);
+  if (const auto* error = std::get_if<std::string>(&spec))
+    ctx.error(reader.memory_loc.value_or(flink.loc), *error,
+              "Flink's TaskManager does not start with these taskmanager.memory.* sizes "
+              "(TaskExecutorProcessUtils); docs/scenario-format.md shows how they add up");
+  // TaskExecutorResourceUtils.adjustForLocalExecution: a MiniCluster's network memory is
+  // network.min/max alone; the other sizes and every fraction change nothing there.
+  if (config.memory.local_execution)
+    for (const Entry& entry : flink.entries)
+      if (is_cluster_memory_key(entry.key))
+        ctx.warning(entry.key_loc,
+                    "'" + entry.key + "' has no effect in local execution (execution.target: local)",
+                    "a MiniCluster's network memory is taskmanager.memory.network.min/max, 64 mb "
+                    "unless set (TaskExecutorResourceUtils.adjustForLocalExecution)");
   // A checkpoint directory without an explicit storage means file system storage, as in Flink.
   if (reader.dir_set && !reader.storage_set)
     config.checkpoint_storage = model::CheckpointStorageKind::filesystem;

@@ -53,6 +53,9 @@ TEST_CASE(
   CHECK(s.cluster.slots_per_taskmanager == 4);            // taskmanager.numberOfTaskSlots
   CHECK(s.job.vertices.front().parallelism == 2);         // parallelism.default
   CHECK(s.cluster.checkpoint_storage.profile == "hdfs");  // from state.checkpoints.dir
+  // The TaskManager's memory sizes bound its network buffers (TaskExecutorProcessUtils).
+  CHECK(s.flink.memory.process_size == std::int64_t{4096} * 1024 * 1024);
+  CHECK(s.flink.memory.network_max == std::int64_t{1024} * 1024 * 1024);
   // One warning counts the keys without effect; one note each names them (--verbose).
   const std::string warnings = text(r.warnings);
   CHECK(warnings.find(std::to_string(r.notes.size()) +
@@ -60,7 +63,7 @@ TEST_CASE(
         std::string::npos);
   CHECK(r.notes.size() >= 20);
   const std::string notes = text(r.notes);
-  for (const char* key : {"'rest.port'", "'taskmanager.memory.process.size'",
+  for (const char* key : {"'rest.port'", "'jobmanager.memory.process.size'",
                           "'metrics.reporter.prom.port'", "'high-availability.zookeeper.quorum'"})
     CHECK(notes.find(key) != std::string::npos);
   CHECK(notes.find("flink-conf.yaml:") != std::string::npos);  // located in the file

@@ -52,6 +52,7 @@ struct Channel {
 struct OutputGroup {  // the subpartitions to one downstream vertex
   ShipStrategy ship = ShipStrategy::forward;
   std::vector<int> channels;
+  int buffer_pool = -1;              // the result partition's LocalBufferPool (set up: >= 0)
   bool written_since_flush = false;  // else every builder is empty: a flush has nothing to do
   std::vector<double> weights;   // hash edges with skewed keys: share of each channel
   std::vector<double> carry;     // fractional records owed to each channel

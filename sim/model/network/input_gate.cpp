@@ -44,7 +44,7 @@ void Network::clear_network(const std::vector<char>& in) {
     s.wants_floating.reset(s.inputs.size());
     s.partition_buffers = 0;
     s.full_subpartitions = 0;
-    s.floating_free = s.inputs.empty() ? 0 : std::max(0, f.floating_buffers_per_gate);
+    s.floating_free = s.gate_pool_size;  // the gate pool's buffers, none lent
     for (OutputGroup& g : s.outputs) {  // round robin goes on where it was
       g.written_since_flush = false;
       if (g.round_robin()) reset_round_robin(s, g, g.origin + static_cast<std::size_t>(g.written));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/model/network/channel.hpp"
+#include "sim/model/network/network_buffer_pool.hpp"
 #include "sim/model/task/task_part.hpp"
 
 namespace ckptsim::model {
@@ -64,6 +65,21 @@ class Network final : public TaskPart, public core::EventHandler {
   void note_floating_wish(const Channel& c);
   void occupancy_change(Channel& c, int delta);
 
+  // --- NetworkBufferPool, one per TaskManager (network_buffer_pool.hpp)
+  // Task.setupPartitionsAndGates at the end of DEPLOYING: a LocalBufferPool per result
+  // partition (M + 1 required, M * buffers-per-channel + floating-buffers-per-gate at most) and
+  // one for the input gate (1 required, floating-buffers-per-gate at most). The IOException's
+  // message if the TaskManager's pool cannot hold them (what was taken is given back).
+  std::optional<std::string> setup_partitions_and_gates(int id);
+  // SingleInputGate.requestPartitions when the task starts reading: each remote channel's
+  // exclusive buffers (RemoteInputChannel.setup); local channels take none.
+  std::optional<std::string> request_exclusive_buffers(int id);
+  // Task.releaseResources: the pools are destroyed, the exclusive buffers recycled.
+  void release_buffers(int id);
+  const NetworkBufferPool& buffer_pool(int taskmanager) const {
+    return buffer_pools_[static_cast<std::size_t>(taskmanager)];
+  }
+
   // --- BufferDebloater
   void start_debloating(int id);
 
@@ -82,6 +98,13 @@ class Network final : public TaskPart, public core::EventHandler {
   void request_floating(int channel);
   void change_backlog(Channel& c, int delta);
   void recalculate_buffer_size(int id);
+  // Reads the TaskManager's pool sizes into its tasks after a redistribution (all of them if
+  // a pool other than `own`'s changed), and wakes what the larger pools let go on.
+  void apply_pool_sizes(int taskmanager, int own);
+  void apply_pool_sizes(Subtask& s, int id);
+
+  std::vector<NetworkBufferPool> buffer_pools_;       // by TaskManager
+  std::vector<std::vector<int>> taskmanager_tasks_;   // subtask ids by TaskManager
 
   std::uint64_t buffers_transferred_ = 0;
   std::vector<std::pair<std::int64_t, int>> filled_scratch_;  // write_round_robin's

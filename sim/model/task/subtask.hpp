@@ -35,8 +35,11 @@ struct Subtask {
   std::vector<OutputGroup> outputs;
   int partition_buffers = 0;     // data buffers held in this task's subpartitions
   int full_subpartitions = 0;    // subpartitions holding max-buffers-per-channel or more
-  int pool_size = 0;             // LocalBufferPool max: n*2+8
+  int pool_size = 0;             // the result partitions' LocalBufferPools (max n*2+8 each)
   int floating_free = 0;         // the input gate's floating buffers not lent out
+  int gate_pool = -1;            // the input gate's LocalBufferPool in the TaskManager's pool
+  int gate_pool_size = 0;        // its size: the floating buffers the gate owns
+  int exclusive_buffers = 0;     // remote channels' exclusive buffers taken from the pool
   int finished_inputs = 0;       // input channels whose producer FINISHED (EndOfPartition)
   // BufferDebloater of this task's input gate (BufferSizeEMA).
   double debloat_size = 0;            // the EMA's last buffer size

@@ -165,6 +165,10 @@ void TaskExecutor::set_state(Subtask& s, ExecutionState to) {
     s.left_running = sim_.now();
   }
   s.state = to;
+  // Task.releaseResources: a task that ends gives its network buffers back.
+  if (to == ExecutionState::canceled || to == ExecutionState::failed ||
+      to == ExecutionState::finished)
+    network_.release_buffers(subtask_id({s.vertex, s.index, s.attempt}));
   observer_.task_state_changed(sim_.now(), {s.vertex, s.index, s.attempt}, from, to);
 }
 
@@ -404,6 +408,7 @@ void TaskExecutor::deploy(const CompletedCheckpoint* restored, const std::vector
       attempt.state = state;
       reader->deploy_reader(attempt);
     }
+    network_.release_buffers(i);  // (an attempt that never ended, e.g. after a finish)
     Subtask fresh;
     fresh.vertex = s.vertex;
     fresh.index = s.index;
@@ -639,6 +644,12 @@ void TaskExecutor::switch_to_running(int id) {
   if (scenario_.sample_period > 0)
     s.sample_start = sim_.now() - sim_.now() % scenario_.sample_period;
   network_.start_debloating(id);
+  // SingleInputGate.requestPartitions turns the recovered channels into remote ones with their
+  // exclusive buffers; a request that does not fit surfaces at the next read.
+  if (auto error = network_.request_exclusive_buffers(id)) {
+    init_failures_[id] = {"java.io.IOException", *error};
+    sim_.schedule_in(rpc_delay(id, false), this, kInitFailed, arg(id));
+  }
   if (Source* reader = source(s.vertex)) reader->reader_running(s.index);
   tasks_.wake(id);
   if (++running_ == num_subtasks()) listener_.all_tasks_running();
@@ -690,7 +701,9 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       if ((a >> 32) != epoch(id)) return;
       Subtask& s = at(id);
       // (A task without state to restore may already have switched to RUNNING.)
-      if (s.state != ExecutionState::initializing && s.state != ExecutionState::running) return;
+      if (s.state != ExecutionState::deploying && s.state != ExecutionState::initializing &&
+          s.state != ExecutionState::running)
+        return;
       const auto it = init_failures_.find(id);
       if (it == init_failures_.end()) return;
       const ConnectorException failure = it->second;
@@ -705,6 +718,13 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       const auto to = static_cast<ExecutionState>((a >> 24) & 0xffU);
       Subtask& s = at(id);
       if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {
+        // Task.doRun: setupPartitionsAndGates before INITIALIZING; a pool that does not fit
+        // fails the task from DEPLOYING.
+        if (auto error = network_.setup_partitions_and_gates(id)) {
+          init_failures_[id] = {"java.io.IOException", *error};
+          sim_.schedule_in(rpc_delay(id, false), this, kInitFailed, arg(id));
+          return;
+        }
         set_state(s, to);
         if (auto failure = connector_init_failure(id)) {
           init_failures_[id] = *failure;

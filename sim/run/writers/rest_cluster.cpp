@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,22 +24,14 @@ namespace {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
 
-// TaskExecutorProcessUtils for Flink's default taskmanager.memory.process.size 1728m: JVM
-// overhead 192m (its minimum), metaspace 256m, total Flink memory 1280m; network and managed
-// memory as the fractions 0.1 and 0.4 of it, rounded as Flink's MemorySize.multiply rounds;
-// task heap what remains.
-struct TaskManagerMemory {
-  std::int64_t framework_heap = 128 * kMiB;
-  std::int64_t task_heap = 402653174;
-  std::int64_t framework_off_heap = 128 * kMiB;
-  std::int64_t task_off_heap = 0;
-  std::int64_t network = 134217730;
-  std::int64_t managed = 536870920;
-  std::int64_t jvm_metaspace = 256 * kMiB;
-  std::int64_t jvm_overhead = 192 * kMiB;
-  std::int64_t total_flink = 1280 * kMiB;
-  std::int64_t total_process = 1728 * kMiB;
-};
+// The TaskManagers' memory as Flink derives it from the taskmanager.memory.* options
+// (model/task_executor_process_spec.hpp); the loader rejected sizes Flink cannot start with.
+model::TaskExecutorProcessSpec taskmanager_memory(const RunResult& r) {
+  const auto spec =
+      model::process_spec_from_config(r.flink.memory, r.flink.segment_size, r.flink_version);
+  const auto* derived = std::get_if<model::TaskExecutorProcessSpec>(&spec);
+  return derived ? *derived : model::TaskExecutorProcessSpec{};
+}
 
 // ResourceProfileInfo: CPU cores and memory in whole MiB (MemorySize.getMebiBytes rounds down).
 ordered_json resource_profile(double cpu_cores, std::int64_t task_heap, std::int64_t task_off_heap,
@@ -119,7 +112,13 @@ std::vector<std::pair<std::string, std::string>> configuration(const RunResult& 
   put("rest.address", "ckptsim-jobmanager");
   put("rest.port", "8081");
   put("jobmanager.memory.process.size", "1600m");
-  put("taskmanager.memory.process.size", "1728m");
+  // The TaskManager's size as written, or the distribution's flink-conf.yaml value.
+  const model::TaskManagerMemoryOptions& memory = r.flink.memory;
+  if (memory.process_size)
+    put("taskmanager.memory.process.size", size_text(*memory.process_size));
+  else if (!memory.flink_size && !(memory.task_heap && memory.managed_size))
+    put("taskmanager.memory.process.size", "1728m");
+  if (memory.flink_size) put("taskmanager.memory.flink.size", size_text(*memory.flink_size));
   put("taskmanager.numberOfTaskSlots", std::to_string(slots));
   // Checkpointing.
   if (cp.interval) put("execution.checkpointing.interval", duration_text(*cp.interval));
@@ -242,7 +241,7 @@ ordered_json rest_dashboard_config(const RunResult& r) {
 ordered_json rest_taskmanagers(const RunResult& r) {
   const int count = std::max(1, r.taskmanagers);
   const int slots = r.slots_total / count;
-  const TaskManagerMemory mem;
+  const model::TaskExecutorProcessSpec mem = taskmanager_memory(r);
   const std::int64_t now = epoch_ms(r, r.end_time);
   // Heartbeats every heartbeat.interval (10 s by default): the latest one before now.
   const std::int64_t heartbeat = now - (core::to_millis(r.end_time) % 10000);
@@ -269,8 +268,8 @@ ordered_json rest_taskmanagers(const RunResult& r) {
     memory["taskOffHeap"] = mem.task_off_heap;
     memory["networkMemory"] = mem.network;
     memory["managedMemory"] = mem.managed;
-    memory["jvmMetaspace"] = mem.jvm_metaspace;
-    memory["jvmOverhead"] = mem.jvm_overhead;
+    memory["jvmMetaspace"] = mem.metaspace;
+    memory["jvmOverhead"] = mem.overhead;
     memory["totalFlinkMemory"] = mem.total_flink;
     memory["totalProcessMemory"] = mem.total_process;
 
