@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/random.hpp"
+#include "sim/run/writers/java_stack_frames.hpp"
 
 namespace ckptsim::run {
 namespace {
@@ -451,12 +452,26 @@ void Recorder::checkpoint_failure_handled(SimTime t, std::int64_t id,
                     ex.get_message()));
     return;
   }
+  // The exception's frames: only the CheckpointCanceller's expiry is derived from Flink's source
+  // (java_stack_frames.hpp); the other reasons' exceptions are created on paths ckptsim does not
+  // trace (trigger futures, TaskManager-side declines), so they print without frames. The
+  // canceller's thread logs the exception it created: log4j2 marks its frames exact. If this
+  // failure exceeds the tolerable failures, checkFailureAgainstCounter creates the job's
+  // FlinkRuntimeException on this same stack.
+  const bool expired = ex.reason == model::CheckpointFailureReason::checkpoint_expired;
+  threshold_site_ = expired ? ThrowSite::failure_threshold_from_canceller : ThrowSite::none;
+  std::vector<std::string> throwable{std::string(kCheckpointException) + ": " + ex.get_message()};
+  if (expired) {
+    for (std::string& line :
+         log4j_frame_lines(ThrowSite::checkpoint_canceller, result_.flink_version, true))
+      throwable.push_back(std::move(line));
+  }
   const std::string shown = id == -1 ? "UNKNOWN_CHECKPOINT_ID" : std::to_string(id);
   log(t, LogLevel::warn, kFailureManager,
       fmt::format("Failed to trigger or complete checkpoint {} for job {}. ({} consecutive failed "
                   "attempts so far)",
                   shown, result_.job_id, counter_before),
-      {std::string(kCheckpointException) + ": " + ex.get_message()});
+      std::move(throwable));
 }
 
 void Recorder::global_failure(SimTime t, const std::string& exception_class,
@@ -466,9 +481,19 @@ void Recorder::global_failure(SimTime t, const std::string& exception_class,
   failure_class_ = exception_class;
   failure_message_ = message;
   suppressed_by_.clear();
-  result_.global_failures.push_back({t, exception_class, message});
+  // The CheckpointFailureManager's FlinkRuntimeException was created with the checkpoint failure
+  // handled last; the JobMaster's main thread logs it, whose stack has none of its frames (all
+  // '~').
+  const bool threshold =
+      exception_class == "org.apache.flink.util.FlinkRuntimeException" &&
+      message.rfind("Exceeded checkpoint tolerable failure threshold", 0) == 0;
+  const ThrowSite site = threshold ? threshold_site_ : ThrowSite::none;
+  result_.global_failures.push_back({t, exception_class, message, site});
+  std::vector<std::string> throwable{exception_class + ": " + message};
+  for (std::string& line : log4j_frame_lines(site, result_.flink_version, false))
+    throwable.push_back(std::move(line));
   log(t, LogLevel::info, kJobMaster, "Trying to recover from a global failure.",
-      {exception_class + ": " + message});
+      std::move(throwable));
 }
 
 void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& exception_class,

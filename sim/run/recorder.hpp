@@ -75,6 +75,9 @@ class Recorder final : public model::Observer {
   std::string failure_class_;
   std::string failure_message_;
   std::string suppressed_by_;
+  // Where a FlinkRuntimeException of the CheckpointFailureManager would have been created: on
+  // the stack of the checkpoint failure handled last.
+  ThrowSite threshold_site_ = ThrowSite::none;
   bool task_failure_ = false;  // the failover in progress was caused by a task, not globally
   std::string failed_attempt_;  // that task's ExecutionAttemptID
   model::ExecutionState failed_from_ = model::ExecutionState::running;  // of the failing task

@@ -20,6 +20,16 @@ using core::SimTime;
 
 enum class LogLevel { debug, info, warn, error };
 
+// Where a logged Flink exception was created, which decides its stack frames
+// (writers/java_stack_frames.hpp).
+enum class ThrowSite {
+  none,  // frames not derived from Flink's source (connector, synthetic, TaskManager-side): none
+  checkpoint_canceller,  // CheckpointCoordinator$CheckpointCanceller.run: CHECKPOINT_EXPIRED
+  // CheckpointFailureManager.checkFailureAgainstCounter's FlinkRuntimeException, reached from the
+  // canceller's abortPendingCheckpoint (handleJobLevelCheckpointException)
+  failure_threshold_from_canceller,
+};
+
 // One line of Flink's log4j2 layout plus the throwable lines printed under it.
 struct LogRecord {
   SimTime time = 0;
@@ -214,6 +224,7 @@ struct RunResult {
     SimTime time = 0;
     std::string exception_class;
     std::string message;
+    ThrowSite site = ThrowSite::none;  // where the exception was created, for its frames
   };
   std::vector<GlobalFailure> global_failures;
   // When the latest submission was received: its ExecutionGraph's status timestamps start here.

@@ -74,7 +74,7 @@ TEST_CASE("stalled sink: the in-flight checkpoint expires 10 min after its trigg
   const run::LogRecord* recover =
       find_log(r, "Trying to recover from a global failure.", 0, &i_recover);
   REQUIRE(recover != nullptr);
-  REQUIRE(recover->throwable.size() == 1);
+  REQUIRE(!recover->throwable.empty());  // its frames follow (java_stack_frames_test)
   CHECK(recover->throwable[0] ==
         "org.apache.flink.util.FlinkRuntimeException: Exceeded checkpoint tolerable failure "
         "threshold. The latest checkpoint failed due to Checkpoint expired before completing., "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/run/recorder.hpp"
+#include "sim/run/writers/java_stack_frames.hpp"
 #include "sim/run/writers/rest_execution.hpp"
 #include "sim/run/writers/rest_job.hpp"
 #include "sim/run/writers/writers.hpp"
@@ -178,6 +179,7 @@ struct Failure {
   int vertex = -1;  // -1: a global failure, no task
   int subtask = 0;
   int attempt = 0;
+  ThrowSite site = ThrowSite::none;  // where the exception was created, for its frames
 };
 
 // The JobMaster's exception history: the failures of the latest submission (an earlier one had
@@ -186,7 +188,7 @@ std::vector<Failure> failures_newest_first(const RunResult& r) {
   std::vector<Failure> all;
   for (const RunResult::GlobalFailure& g : r.global_failures) {
     if (g.time < r.submission_time) continue;
-    all.push_back({g.time, g.exception_class, g.message, -1, 0, 0});
+    all.push_back({g.time, g.exception_class, g.message, -1, 0, 0, g.site});
   }
   for (const RunResult::TaskFailure& f : r.task_failures) {
     if (f.time < r.submission_time) continue;
@@ -198,10 +200,14 @@ std::vector<Failure> failures_newest_first(const RunResult& r) {
   return all;
 }
 
-// ExceptionUtils.stringifyException: the throwable's printStackTrace. ckptsim models no stack
-// frames, so the trace is the "class: message" line (with its "Caused by:" lines).
-std::string stacktrace(const Failure& f) {
-  return f.exception_class + ": " + f.message + "\n";
+// ExceptionUtils.stringifyException: the throwable's printStackTrace, the "class: message" line
+// (with its "Caused by:" lines) and the frames ckptsim knows for where it was created (none for a
+// task's exception: java_stack_frames.hpp).
+std::string stacktrace(const RunResult& r, const Failure& f) {
+  std::string text = f.exception_class + ": " + f.message + "\n";
+  for (const std::string& line : print_stack_trace_frame_lines(f.site, r.flink_version))
+    text += line + "\n";
+  return text;
 }
 
 // Execution.getVertexWithAttempt(): "<name> (<i>/<p>)#<attempt>".
@@ -219,7 +225,7 @@ ordered_json exception_entry(const RunResult& r, const Failure& f) {
   const model::FlinkVersion v = r.flink_version;
   ordered_json out;
   out["exceptionName"] = f.exception_class;
-  out["stacktrace"] = stacktrace(f);
+  out["stacktrace"] = stacktrace(r, f);
   out["timestamp"] = epoch_ms(r, f.time);
   if (v >= model::FlinkVersion::v1_18) out["failureLabels"] = ordered_json::object();
   // taskName, location, endpoint and taskManagerId are @JsonInclude(NON_NULL): a global failure
@@ -344,7 +350,7 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
       out["root-exception"] = nullptr;
       out["timestamp"] = nullptr;
     } else {
-      out["root-exception"] = stacktrace(failures.front());
+      out["root-exception"] = stacktrace(r, failures.front());
       out["timestamp"] = epoch_ms(r, failures.front().time);
     }
     ordered_json all = ordered_json::array();
@@ -362,7 +368,7 @@ ordered_json rest_job_exceptions(const RunResult& r, int max_exceptions) {
       const int tm = rest::taskmanager_of(r, f.subtask);
       const VertexInfo& v = r.vertices[static_cast<std::size_t>(f.vertex)];
       ordered_json item;
-      item["exception"] = stacktrace(f);
+      item["exception"] = stacktrace(r, f);
       // getTaskNameWithSubtaskIndex(): "<name> (<i>/<p>)", no attempt.
       item["task"] =
           v.name + " (" + std::to_string(f.subtask + 1) + "/" + std::to_string(v.parallelism) + ")";
