@@ -208,3 +208,51 @@ timeline:
   CHECK(task_failure.find("3 tasks will be restarted to recover the failed task") !=
         std::string::npos);
 }
+
+TEST_CASE("a lost TaskManager fails each of its tasks: with region failover only the regions on "
+          "it restart (DefaultScheduler.handleTaskFailure per task, "
+          "RestartPipelinedRegionFailoverStrategy)",
+          "[failover]") {
+  // Six chained pipelines (six regions) on 2 TaskManagers x 4 slots: pipelines 0-3 on the
+  // first, 4 and 5 on the second.
+  const std::string lose = R"(
+timeline:
+  - { at: 5 s, do: lose-taskmanager, taskmanager: 2 }
+)";
+  Job j(load(R"(
+    - { name: Source, parallelism: 6, rate: 1000 records/s }
+    - { name: Map, parallelism: 6, input: { from: Source, ship: forward }, cost: 10 us/record }
+)",
+             lose));
+  const model::TaskExecutor& t = j.job.tasks();
+  REQUIRE(t.num_subtasks() == 6);
+  REQUIRE(t.taskmanager_of(0, 4) == 1);
+  // heartbeat.timeout (50 s) after the loss, the restart delay (2 s) and the deployment.
+  j.sim.run_until(core::seconds(50));
+  CHECK(j.job.failovers() == 0);
+  j.sim.run_until(core::seconds(60));
+  CHECK(j.job.status() == model::JobStatus::running);
+  // Two task failures, one restart each (both regions count for the restart strategy).
+  CHECK(j.job.failovers() == 2);
+  for (const TaskRef& r : t.all_tasks()) CHECK(r.attempt == (r.subtask >= 4 ? 1 : 0));
+}
+
+TEST_CASE("fail-task fails a subtask that is still DEPLOYING or INITIALIZING (Task.doRun's "
+          "failure before RUNNING), and its region restarts",
+          "[failover]") {
+  // deploy-time is 100 ms: at 50 ms every subtask is DEPLOYING.
+  const std::string fail = R"(
+timeline:
+  - { at: 50 ms, do: fail-task, vertex: Source, subtask: 2 }
+)";
+  Job j(load(kForwardChains, fail));
+  const model::TaskExecutor& t = j.job.tasks();
+  j.sim.run_until(core::milliseconds(40));
+  REQUIRE(t.state(0, 2) == model::ExecutionState::deploying);
+  j.sim.run_until(core::milliseconds(60));
+  CHECK(t.state(0, 2) != model::ExecutionState::deploying);
+  j.sim.run_until(core::seconds(10));
+  CHECK(j.job.failovers() == 1);
+  for (const TaskRef& r : t.all_tasks()) CHECK(r.attempt == (r.subtask == 2 ? 1 : 0));
+  CHECK(j.job.status() == model::JobStatus::running);
+}
