@@ -263,9 +263,28 @@ constexpr bool is_system_operation(ActionKind k) {
 
 enum class StartState { latest_savepoint, checkpoint, none, latest };
 
+// What a timeline action's time is counted from (docs/scenario-format.md, "When an action
+// happens").
+enum class ActionAnchor {
+  time,                  // `at` from the start of the run
+  job_running,           // `offset` after every time the job switches to RUNNING
+  checkpoint_triggered,  // `offset` after checkpoint `checkpoint` (0: each) is triggered
+  checkpoint_completed,  // ... completes
+};
+
 struct TimelineAction {
   SimTime at = 0;
   ActionKind kind = ActionKind::start;
+  ActionAnchor anchor = ActionAnchor::time;
+  Duration offset = 0;                        // after the anchor's event
+  std::int64_t checkpoint = 0;                // checkpoint anchors: the id, 0 = every one
+  std::optional<Duration> repeat_every;       // then again every so often ...
+  int times = 1;                              // ... this many times in all (0 = no end)
+  bool until_restart = false;                 // stall: ends when the stalled task restarts
+  // The run places it once at `at` and nothing depends on the job's life.
+  bool is_fixed() const {
+    return anchor == ActionAnchor::time && !repeat_every && !until_restart;
+  }
   // stall / fail_task
   std::string vertex;
   std::optional<int> subtask;                 // none = every subtask of the vertex

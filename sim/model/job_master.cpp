@@ -41,6 +41,10 @@ JobMaster::~JobMaster() = default;
 void JobMaster::start() {
   for (std::size_t i = 0; i < scenario_.timeline.size(); ++i) {
     const TimelineAction& a = scenario_.timeline[i];
+    if (!a.is_fixed()) {
+      if (a.anchor == ActionAnchor::time) schedule_occurrence(i, 0, a.at);
+      continue;  // the others wait for their anchor
+    }
     if (a.kind == ActionKind::stall) {
       // A stall is a property of the vertex's environment: it outlives task restarts.
       // A stalled operator blocks the whole task its chain runs in.
@@ -78,6 +82,10 @@ void JobMaster::transition(JobStatus to) {
   if (from == to) return;
   status_ = to;
   observer_.job_status_changed(sim_.now(), from, to);
+  if (to == JobStatus::running) {
+    ++runs_;
+    anchor_reached(ActionAnchor::job_running, 0);
+  }
   // CheckpointCoordinatorDeActivator: RUNNING starts periodic checkpointing, anything else
   // stops it (only when periodic checkpointing is configured).
   if (!coordinator_ || !flink().checkpointing.interval) return;
@@ -171,10 +179,12 @@ Duration JobMaster::coordinator_busy(std::size_t step) {
 void JobMaster::trigger_tasks(std::int64_t id, SimTime timestamp,
                               const CheckpointProperties& props) {
   tasks_.trigger_checkpoint(id, timestamp, props);
+  anchor_reached(ActionAnchor::checkpoint_triggered, id);
 }
 
 void JobMaster::notify_checkpoint_complete(std::int64_t id, SimTime) {
   tasks_.notify_checkpoint_complete(id);
+  anchor_reached(ActionAnchor::checkpoint_completed, id);
   main_thread_.execute(this, kCoordinatorsCompleted, static_cast<std::uint64_t>(id),
                        kCoordinatorNotification);
   if (stop_request_ && coordinator_->outcome(*stop_request_).checkpoint_id == id) {
@@ -502,6 +512,7 @@ void JobMaster::request_finished(std::uint64_t request_id, const RequestOutcome&
 void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
   switch (static_cast<Event>(kind)) {
     case kTimelineAction: run_action(scenario_.timeline[arg]); break;
+    case kTimelineOccurrence: occurrence(arg); break;
     case kGlobalFailure: handle_failure(failures_[arg]); break;
     case kFailureHandled: maybe_restart_tasks(); break;
     case kRestartTasks: restart_tasks(arg); break;

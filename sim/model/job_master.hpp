@@ -74,7 +74,8 @@ class JobMaster final : public core::EventHandler,
  private:
   enum Event : std::uint32_t { kTimelineAction, kGlobalFailure, kRestart, kStopFailed,
                                kRandomFailure, kHeartbeatTimeout, kFailureHandled,
-                               kRestartTasks, kCoordinatorsCompleted, kCoordinatorsAborted };
+                               kRestartTasks, kCoordinatorsCompleted, kCoordinatorsAborted,
+                               kTimelineOccurrence };
   // A failure waiting for the main thread: a global one (failGlobal), a task's (the failed
   // task), or failJobDueToTaskFailure's (failGlobalIfExecutionIsStillRunning of `attempt`).
   struct Failure {
@@ -101,6 +102,13 @@ class JobMaster final : public core::EventHandler,
   // or savepoint.
   std::optional<std::uint64_t> run_action(const TimelineAction& action);
   const CompletedCheckpoint* find_start_state(const TimelineAction& action) const;
+  // Timeline actions placed by the job's life (timeline_anchors.cpp): the anchor's event
+  // happened (a checkpoint's id for the checkpoint anchors); an occurrence of action `index`
+  // `delay` from now; carrying it out.
+  void anchor_reached(ActionAnchor anchor, std::int64_t checkpoint);
+  void schedule_occurrence(std::size_t index, std::uint64_t occurrence, Duration delay);
+  void occurrence(std::uint64_t arg);
+  void fire(std::size_t index);
 
   core::Simulation& sim_;
   const Scenario& scenario_;
@@ -113,6 +121,7 @@ class JobMaster final : public core::EventHandler,
   std::unique_ptr<RestartBackoffTimeStrategy> restart_strategy_;
   JobStatus status_ = JobStatus::initializing;
   int submission_ = 0;
+  std::uint64_t runs_ = 0;  // times the job switched to RUNNING (after-start's anchor)
   int failovers_ = 0;
   int restarts_ = 0;
   std::int64_t replayed_ = 0;

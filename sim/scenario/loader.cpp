@@ -581,12 +581,130 @@ void read_start_flink(Context& ctx, const Node& map, const model::Scenario& scen
   action.flink = std::move(config);
 }
 
+// When an action happens besides a plain `at` (docs/scenario-format.md, "When an action
+// happens"): after every start of the job, at a checkpoint, again and again, or until a restart.
+const std::vector<std::string> kWhenKeys = {"after-start", "at-checkpoint", "on", "after",
+                                            "every", "times", "until"};
+
+bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
+               model::TimelineAction& action) {
+  using model::ActionAnchor;
+  const Entry* at = item.find("at");
+  const Entry* after_start = item.find("after-start");
+  const Entry* at_checkpoint = item.find("at-checkpoint");
+  const int anchors = (at != nullptr) + (after_start != nullptr) + (at_checkpoint != nullptr);
+  const char* when_hint =
+      "write one of 'at: 10 min', 'after-start: 30 s' (after every start of the job) or "
+      "'at-checkpoint: 3' (when checkpoint 3 completes)";
+  if (anchors == 0) {
+    ctx.error(item.loc, "timeline entry has no 'at'", when_hint);
+    return false;
+  }
+  if (anchors > 1) {
+    ctx.error(item.loc, "a timeline entry takes one of 'at', 'after-start' and 'at-checkpoint'",
+              when_hint);
+    return false;
+  }
+  bool ok = true;
+  const auto reject = [&](const char* key, const std::string& why) {
+    if (const Entry* e = item.find(key)) {
+      ctx.error(e->key_loc, why);
+      ok = false;
+    }
+  };
+  if (after_start != nullptr) {
+    action.anchor = ActionAnchor::job_running;
+    if (auto d = detail::read_duration(ctx, after_start->value))
+      action.offset = *d;
+    else
+      ok = false;
+  }
+  if (at_checkpoint != nullptr) {
+    action.anchor = ActionAnchor::checkpoint_completed;
+    const std::string text = at_checkpoint->value.is_scalar()
+                                 ? detail::to_lower(detail::trim(at_checkpoint->value.text))
+                                 : "";
+    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
+    if (digits) {
+      if (auto id = detail::read_int64(ctx, at_checkpoint->value, "a checkpoint id", 1,
+                                       std::numeric_limits<std::int64_t>::max()))
+        action.checkpoint = *id;
+      else
+        ok = false;
+    } else if (text != "every") {
+      ctx.error(at_checkpoint->value.loc,
+                "expected a checkpoint id or 'every', got " +
+                    detail::describe(at_checkpoint->value),
+                "write e.g. 'at-checkpoint: 3' or 'at-checkpoint: every'");
+      ok = false;
+    }
+    if (const Entry* on = item.find("on")) {
+      if (auto choice = detail::read_choice(ctx, on->value, "checkpoint event",
+                                            {"completed", "triggered"}))
+        action.anchor = *choice == 0u ? ActionAnchor::checkpoint_completed
+                                      : ActionAnchor::checkpoint_triggered;
+      else
+        ok = false;
+    }
+    if (const Entry* after = item.find("after")) {
+      if (auto d = detail::read_duration(ctx, after->value))
+        action.offset = *d;
+      else
+        ok = false;
+    }
+  } else {
+    reject("on", "'on' belongs to 'at-checkpoint' (on: triggered or completed)");
+    reject("after", "'after' belongs to 'at-checkpoint'; write 'after-start: 30 s' for a time "
+                    "after the job starts");
+  }
+  if (const Entry* every = item.find("every")) {
+    if (auto d = detail::read_duration(ctx, every->value)) {
+      if (*d < core::milliseconds(10)) {
+        ctx.error(every->value.loc, "'every' must be at least 10 ms");
+        ok = false;
+      }
+      action.repeat_every = *d;
+      action.times = 0;  // until the end of the run unless 'times' says otherwise
+    } else {
+      ok = false;
+    }
+  }
+  if (const Entry* times = item.find("times")) {
+    if (item.find("every") == nullptr) {
+      ctx.error(times->key_loc, "'times' needs 'every'", "write e.g. 'every: 5 min, times: 3'");
+      ok = false;
+    } else if (auto n = detail::read_int(ctx, times->value, "times", 1)) {
+      if (*n > (1 << 24) - 1) {
+        ctx.error(times->value.loc, "'times' must be at most 16777215");
+        ok = false;
+      }
+      action.times = *n;
+    } else {
+      ok = false;
+    }
+  }
+  if (const Entry* until = item.find("until")) {
+    if (info != nullptr && info->kind != model::ActionKind::stall) {
+      ctx.error(until->key_loc, "'until' applies to 'stall' only");
+      ok = false;
+    } else if (auto choice = detail::read_choice(ctx, until->value, "until", {"restart"})) {
+      action.until_restart = *choice == 0u;
+    } else {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
                  const model::Scenario& scenario, const Entry* flink_section,
                  std::vector<model::TimelineAction>& out) {
   if (!detail::expect_map(ctx, item, "a timeline entry such as '{at: 10 min, do: cancel}'")) return;
   std::vector<std::string> action_names;
   std::vector<std::string> all_keys = {"at", "do"};
+  all_keys.insert(all_keys.end(), kWhenKeys.begin(), kWhenKeys.end());
   for (const ActionInfo& a : actions()) {
     action_names.push_back(a.name);
     for (const std::string& k : a.keys)
@@ -623,23 +741,26 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
     ok = false;
   }
   const Entry* at = item.find("at");
-  if (at == nullptr) {
-    ctx.error(item.loc, "timeline entry has no 'at'", "write when it happens, e.g. 'at: 10 min'");
+  if (!read_when(ctx, item, info, action)) {
     ok = false;
-  } else if (auto when = detail::read_duration(ctx, at->value)) {
-    action.at = *when;
-    if (*when > scenario.duration)
-      ctx.error(at->value.loc,
-                "this action at " + detail::format_duration(*when) +
-                    " comes after the end of the run (duration: " +
-                    detail::format_duration(scenario.duration) + ")",
-                "make 'duration' longer or move the action earlier");
-  } else {
-    ok = false;
+  } else if (at != nullptr) {
+    if (auto when = detail::read_duration(ctx, at->value)) {
+      action.at = *when;
+      if (*when > scenario.duration)
+        ctx.error(at->value.loc,
+                  "this action at " + detail::format_duration(*when) +
+                      " comes after the end of the run (duration: " +
+                      detail::format_duration(scenario.duration) + ")",
+                  "make 'duration' longer or move the action earlier");
+    } else {
+      ok = false;
+    }
   }
   const Entry* vertex_entry = nullptr;
   for (const Entry& e : item.entries) {
-    if (e.key == "at" || e.key == "do") continue;
+    if (e.key == "at" || e.key == "do" ||
+        std::find(kWhenKeys.begin(), kWhenKeys.end(), e.key) != kWhenKeys.end())
+      continue;
     if (std::find(all_keys.begin(), all_keys.end(), e.key) == all_keys.end()) {
       unknown_key(ctx, e, "timeline", all_keys);
       ok = false;
@@ -753,6 +874,13 @@ void read_timeline(Context& ctx, const Entry& entry, const model::JobSpec& job,
                    const Entry* flink_section, model::Scenario& scenario) {
   if (entry.value.is_null()) return;
   if (!detail::expect_sequence(ctx, entry.value, "a list of timeline entries")) return;
+  // An occurrence's event carries the entry's index in 16 bits (timeline_anchors.cpp).
+  if (entry.value.items.size() > 65535) {
+    ctx.error(entry.value.loc, "a timeline has at most 65535 entries, this one " +
+                                   std::to_string(entry.value.items.size()),
+              "use 'every' and 'times' for repeated actions");
+    return;
+  }
   for (const Node& item : entry.value.items)
     read_action(ctx, item, job, scenario, flink_section, scenario.timeline);
   std::stable_sort(

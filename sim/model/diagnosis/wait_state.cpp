@@ -41,7 +41,7 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
   if (tasks_.stalled(s)) {
     w.kind = WaitState::Kind::blocked_in_user_call;
     for (const StreamTask::Stall& st : tasks_.stalls(s.vertex))
-      if (sim_.now() >= st.from && sim_.now() < st.until) w.since = st.from;
+      if (st.covers(s, sim_.now())) w.since = st.from;
     if (sim_.now() < s.mail_busy_until)  // in notifyCheckpointComplete
       w.since = s.mail_busy_until - vertex(s).notify_complete;
     return w;

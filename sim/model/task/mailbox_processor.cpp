@@ -19,7 +19,7 @@ bool StreamTask::stalled(const Subtask& s) const {
   const SimTime now = sim_.now();
   if (now < s.mail_busy_until) return true;
   for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
-    if (now >= st.from && now < st.until && (!st.subtask || *st.subtask == s.index)) return true;
+    if (st.covers(s, now)) return true;
   return false;
 }
 

@@ -42,6 +42,11 @@ class StreamTask final : public TaskPart, public core::EventHandler {
     SimTime from = 0;
     SimTime until = core::kNever;
     std::optional<int> subtask;
+    int attempt = -1;  // >= 0: only that attempt of `subtask` (a fault a restart clears)
+    bool covers(const Subtask& s, SimTime now) const {
+      return now >= from && now < until && (!subtask || *subtask == s.index) &&
+             (attempt < 0 || attempt == s.attempt);
+    }
   };
   void add_stall(int vertex, const Stall& stall);
   const std::vector<Stall>& stalls(int vertex) const {

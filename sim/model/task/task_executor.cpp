@@ -480,6 +480,25 @@ void TaskExecutor::cancel(const std::vector<int>& ids) {
   if (!any) listener_.all_tasks_terminal();
 }
 
+void TaskExecutor::add_stall_until_restart(int v, std::optional<int> subtask,
+                                           std::optional<Duration> length) {
+  const int parallelism = scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism;
+  for (int i = 0; i < parallelism; ++i) {
+    if (subtask && *subtask != i) continue;
+    StreamTask::Stall st;
+    st.from = sim_.now();
+    st.until = length ? sim_.now() + *length : core::kNever;
+    st.subtask = i;
+    // A subtask between attempts (not deployed yet, or going away) is stalled in its next one.
+    const Subtask& t = at(vertex_first_[static_cast<std::size_t>(v)] + i);
+    const bool between = t.state == ExecutionState::created ||
+                         t.state == ExecutionState::canceling ||
+                         t.state == ExecutionState::canceled || t.state == ExecutionState::failed;
+    st.attempt = between ? t.attempt + 1 : t.attempt;
+    tasks_.add_stall(v, st);
+  }
+}
+
 void TaskExecutor::add_stall(int v, std::optional<int> subtask, SimTime from,
                              std::optional<Duration> length) {
   StreamTask::Stall st;

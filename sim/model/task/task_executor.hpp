@@ -125,6 +125,9 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // Timeline: the vertex (or one subtask) stops processing from `from` for `length` (or ever).
   void add_stall(int vertex, std::optional<int> subtask, SimTime from,
                  std::optional<Duration> length);
+  // A stall from now that only the current attempts suffer: it ends when the subtask restarts.
+  void add_stall_until_restart(int vertex, std::optional<int> subtask,
+                               std::optional<Duration> length);
   // Records read by all sources so far (their positions), or by those of `ids`.
   std::int64_t total_source_position() const;
   std::int64_t source_position(const std::vector<int>& ids) const;
