@@ -55,7 +55,7 @@ CheckpointCoordinator::CheckpointCoordinator(core::Simulation& sim,
       own_main_thread_(main_thread ? nullptr : std::make_unique<MainThreadExecutor>(sim)),
       main_thread_(main_thread ? main_thread : own_main_thread_.get()) {
   for (const MasterStepSpec& step : config_.master_steps) {
-    master_durations_.push_back(step.duration);
+    master_durations_.push_back(step.duration.base);
     master_failing_.push_back(false);
     master_hanging_.push_back(false);
   }
@@ -295,7 +295,7 @@ void CheckpointCoordinator::on_storage_initialized() {
     for (std::size_t i = 0; i < config_.master_steps.size(); ++i) {
       if (config_.master_steps[i].is_hook) continue;
       // SourceCoordinator.checkpointCoordinator runs in the coordinator's own thread.
-      longest = std::max(longest, gateway_.coordinator_busy(i) + master_durations_[i]);
+      longest = std::max(longest, gateway_.coordinator_busy(i) + master_duration(i));
       if (master_step_active(i, sim_.now(), true)) hangs = true;
       if (master_step_active(i, sim_.now(), false)) triggering_failure_ =
           CheckpointFailureReason::trigger_checkpoint_failure;
@@ -315,7 +315,7 @@ void CheckpointCoordinator::on_coordinators_done() {
   if (pc && !pc->disposed && !triggering_failure_) {
     for (std::size_t i = 0; i < config_.master_steps.size(); ++i) {
       if (config_.master_steps[i].is_hook) {
-        longest = std::max(longest, master_durations_[i]);
+        longest = std::max(longest, master_duration(i));
         if (master_step_active(i, sim_.now(), true)) hangs = true;
         if (master_step_active(i, sim_.now(), false))
           triggering_failure_ = CheckpointFailureReason::trigger_checkpoint_failure;
@@ -714,6 +714,11 @@ void CheckpointCoordinator::set_checkpoints_being_cleaned(int n) {
   cleaning_ = n;
   schedule_trigger_request();
 }
+Duration CheckpointCoordinator::master_duration(std::size_t index) {
+  const CostLaw& law = config_.master_steps[index].duration;
+  return master_durations_[index] + (law.grows() ? law.growth(gateway_.master_cost_inputs()) : 0);
+}
+
 void CheckpointCoordinator::set_master_step_duration(std::size_t index, Duration d) {
   master_durations_.at(index) = d;
 }

@@ -65,6 +65,9 @@ class CheckpointCoordinatorGateway {
   // How long master step `step`'s checkpoint call must first wait for its coordinator thread
   // (a split enumerator busy with split queries), on top of its own duration.
   virtual Duration coordinator_busy(std::size_t /*step*/) { return 0; }
+  // What a master step's cost law grows with (cost_law.hpp): the checkpoints completed in the
+  // run, the time since the job last started.
+  virtual CostLaw::Inputs master_cost_inputs() { return {}; }
 };
 
 struct CompletedCheckpoint {
@@ -304,7 +307,8 @@ class CheckpointCoordinator final : public core::EventHandler,
   int storage_failures_ = 0;
   int store_failures_ = 0;
   std::uint64_t next_request_id_ = 0;
-  std::vector<Duration> master_durations_;
+  std::vector<Duration> master_durations_;  // each step's law's base (tests may set it)
+  Duration master_duration(std::size_t index);
   std::vector<bool> master_failing_;
   std::vector<bool> master_hanging_;
   // The pipeline stage waiting for a hanging step (kCoordinatorsDone or kHooksDone), if any.

@@ -11,6 +11,7 @@
 
 #include "sim/core/time.hpp"
 #include "sim/model/connectors/specs.hpp"
+#include "sim/model/cost_law.hpp"
 #include "sim/model/latency_distribution.hpp"
 #include "sim/model/task_executor_process_spec.hpp"
 
@@ -156,7 +157,7 @@ struct ClusterSpec {
 struct MasterStepSpec {
   std::string name;
   bool is_hook = false;             // master hook (true) or operator coordinator (false)
-  Duration duration = 0;            // how long its checkpoint call takes
+  CostLaw duration;                 // how long its checkpoint call takes
   std::optional<SimTime> hang_from; // from this time on, its checkpoint call never returns
   std::optional<SimTime> fail_from; // from this time on, its checkpoint call fails
   int cdc_vertex = -1;              // the MySQL CDC source whose split enumerator this is
@@ -183,10 +184,12 @@ struct VertexSpec {
   std::int64_t record_size = 100;            // bytes per output record
   std::int64_t state_size = 0;               // bytes of state per subtask at start
   std::int64_t state_growth_per_record = 0;  // bytes of state added per input record
-  Duration sync_snapshot = core::milliseconds(1);
+  // The operators' own part of the synchronous snapshot (a flush or prepareCommit at the
+  // barrier), on top of the state backend's.
+  CostLaw sync_snapshot = CostLaw::constant(core::milliseconds(1));
   // Time the task thread spends in notifyCheckpointComplete (a committer, a sink flushing to an
   // external system): a mail, so nothing else runs meanwhile.
-  Duration notify_complete = 0;
+  CostLaw notify_complete;
   Variability arrivals = Variability::fixed;  // sources: fixed rate or Poisson arrivals
   // A legacy SourceFunction (SourceStreamTask) emits under the checkpoint lock: while it waits
   // for an output buffer the trigger cannot take the lock (R7). FLIP-27 sources run mails then.

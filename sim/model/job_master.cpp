@@ -84,6 +84,7 @@ void JobMaster::transition(JobStatus to) {
   observer_.job_status_changed(sim_.now(), from, to);
   if (to == JobStatus::running) {
     ++runs_;
+    running_since_ = sim_.now();
     anchor_reached(ActionAnchor::job_running, 0);
   }
   // CheckpointCoordinatorDeActivator: RUNNING starts periodic checkpointing, anything else
@@ -180,6 +181,13 @@ void JobMaster::trigger_tasks(std::int64_t id, SimTime timestamp,
                               const CheckpointProperties& props) {
   tasks_.trigger_checkpoint(id, timestamp, props);
   anchor_reached(ActionAnchor::checkpoint_triggered, id);
+}
+
+CostLaw::Inputs JobMaster::master_cost_inputs() {
+  CostLaw::Inputs in;
+  in.completed_checkpoints = tasks_.completed_checkpoints();
+  in.since_start = sim_.now() - running_since_;
+  return in;
 }
 
 void JobMaster::notify_checkpoint_complete(std::int64_t id, SimTime) {

@@ -68,6 +68,7 @@ class JobMaster final : public core::EventHandler,
   void all_tasks_terminal() override;
   void task_failed(TaskRef task, const std::string& exception_class,
                    const std::string& message) override;
+  CostLaw::Inputs master_cost_inputs() override;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
@@ -122,6 +123,7 @@ class JobMaster final : public core::EventHandler,
   JobStatus status_ = JobStatus::initializing;
   int submission_ = 0;
   std::uint64_t runs_ = 0;  // times the job switched to RUNNING (after-start's anchor)
+  SimTime running_since_ = 0;  // ... the last time
   int failovers_ = 0;
   int restarts_ = 0;
   std::int64_t replayed_ = 0;

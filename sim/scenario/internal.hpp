@@ -156,6 +156,9 @@ std::optional<std::string> read_string(Context& ctx, const Node& node);
 std::optional<std::string> read_name(Context& ctx, const Node& node, std::string_view what);
 // A duration of ckptsim's own keys: Flink's syntax, or parts such as "4 min 30 s".
 std::optional<core::Duration> read_duration(Context& ctx, const Node& node);
+// A cost: a duration ("50 ms"), or a law, e.g. "{base: 50 ms, per-checkpoint: 2 ms}"
+// (model/cost_law.hpp; docs/scenario-format.md "Costs that grow").
+std::optional<model::CostLaw> read_cost_law(Context& ctx, const Node& node);
 // A Flink (or connector) option's duration: TimeUtils syntax, one number and one unit.
 std::optional<core::Duration> read_flink_duration(Context& ctx, const Node& node);
 std::optional<std::int64_t> read_size(Context& ctx, const Node& node);

@@ -194,7 +194,7 @@ void read_master_steps(Context& ctx, const Entry& list, bool is_hook,
       if (e.key == "name") {
         if (auto v = detail::read_name(ctx, e.value, "a step name")) step.name = *v;
       } else if (e.key == "checkpoint-duration") {
-        if (auto v = detail::read_duration(ctx, e.value)) step.duration = *v;
+        if (auto v = detail::read_cost_law(ctx, e.value)) step.duration = *v;
       } else if (e.key == "hangs-at") {
         if (auto v = detail::read_duration(ctx, e.value)) step.hang_from = *v;
       } else if (e.key == "fails-at") {
@@ -309,9 +309,9 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
     if (auto s = detail::read_size(ctx, without_per_record(e.value)))
       v.state_growth_per_record = *s;
   } else if (e.key == "sync-snapshot") {
-    if (auto d = detail::read_duration(ctx, e.value)) v.sync_snapshot = *d;
+    if (auto d = detail::read_cost_law(ctx, e.value)) v.sync_snapshot = *d;
   } else if (e.key == "notify-complete") {
-    if (auto d = detail::read_duration(ctx, e.value)) v.notify_complete = *d;
+    if (auto d = detail::read_cost_law(ctx, e.value)) v.notify_complete = *d;
   } else if (e.key == "arrivals") {
     if (auto a = detail::read_enum<model::Variability>(
             ctx, e.value, "arrival process",

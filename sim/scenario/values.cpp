@@ -109,6 +109,42 @@ std::optional<core::Duration> read_flink_duration(Context& ctx, const Node& node
                            "10 min", duration_unit_names(), kDurationHint);
 }
 
+std::optional<model::CostLaw> read_cost_law(Context& ctx, const Node& node) {
+  if (!node.is_map()) {
+    const auto d = read_duration(ctx, node);
+    if (!d) return std::nullopt;
+    return model::CostLaw::constant(*d);
+  }
+  static const std::vector<std::string> keys = {"base", "per-checkpoint",
+                                                "per-mb-since-checkpoint", "per-mb-state",
+                                                "per-minute-since-start"};
+  model::CostLaw law;
+  bool ok = true;
+  for (const Entry& e : node.entries) {
+    const auto d = read_duration(ctx, e.value);
+    if (!d) {
+      ok = false;
+      continue;
+    }
+    if (e.key == "base")
+      law.base = *d;
+    else if (e.key == "per-checkpoint")
+      law.per_checkpoint = *d;
+    else if (e.key == "per-mb-since-checkpoint")
+      law.per_mb_since_checkpoint = *d;
+    else if (e.key == "per-mb-state")
+      law.per_mb_state = *d;
+    else if (e.key == "per-minute-since-start")
+      law.per_minute_since_start = *d;
+    else {
+      unknown_key(ctx, e, "cost", keys);
+      ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return law;
+}
+
 std::optional<std::int64_t> read_size(Context& ctx, const Node& node) {
   if (!expect_scalar(ctx, node, "a size such as '32 kb'", kSizeHint)) return std::nullopt;
   return report_unit_error(ctx, node, parse_size_detail(node.text), "size", "32 kb",

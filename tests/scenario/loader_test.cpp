@@ -289,7 +289,7 @@ timeline:
   REQUIRE(s.jobmanager.master_steps.size() == 2);
   CHECK(s.jobmanager.master_steps[0].name == "Enumerator");  // coordinators before hooks
   CHECK_FALSE(s.jobmanager.master_steps[0].is_hook);
-  CHECK(s.jobmanager.master_steps[0].duration == core::milliseconds(50));
+  CHECK(s.jobmanager.master_steps[0].duration.base == core::milliseconds(50));
   CHECK(s.jobmanager.master_steps[0].hang_from == core::kHour);
   CHECK(s.jobmanager.master_steps[0].fail_from == 2 * core::kHour);
   CHECK(s.jobmanager.master_steps[1].name == "Hook");

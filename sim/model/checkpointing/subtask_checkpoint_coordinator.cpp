@@ -152,7 +152,11 @@ Duration SubtaskCheckpointCoordinator::sync_duration(Subtask& s, const Buffer& b
     seconds = static_cast<double>(memtable) / cluster.local_disk_bandwidth_bytes_per_second;
     s.flushed_state_size = s.state_size;
   }
-  return vertex(s).sync_snapshot + static_cast<Duration>(std::llround(seconds * 1e9));
+  // The operators' part (a sink's flush or prepareCommit), by its law: then the data since the
+  // last checkpoint is in this one.
+  const Duration operators = vertex(s).sync_snapshot.at(x_.cost_inputs(s));
+  s.bytes_since_checkpoint = 0;
+  return operators + static_cast<Duration>(std::llround(seconds * 1e9));
 }
 
 void SubtaskCheckpointCoordinator::finish_sync_phase(int id) {

@@ -43,7 +43,7 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
     for (const StreamTask::Stall& st : tasks_.stalls(s.vertex))
       if (st.covers(s, sim_.now())) w.since = st.from;
     if (sim_.now() < s.mail_busy_until)  // in notifyCheckpointComplete
-      w.since = s.mail_busy_until - vertex(s).notify_complete;
+      w.since = s.mail_started;
     return w;
   }
   if (is_source_task(s.vertex)) {

@@ -131,6 +131,7 @@ void StreamTask::progress(int id) {
         ch.sojourn_total += static_cast<double>(sim_.now() - b.enqueued);
         ++ch.consumed;
         s.records_in += b.records;
+        s.bytes_since_checkpoint += b.bytes;
         s.sample.records_in += b.records;
         s.debloat_bytes += b.bytes;
         if (s.checkpoint_pending) s.processed_bytes += b.bytes;  // processed during alignment
@@ -211,7 +212,8 @@ void StreamTask::yield_to_mail(int id) {
 void StreamTask::run_long_mail(int id, Duration length) {
   // The mail runs after the step in progress and holds the thread for its duration.
   Subtask& s = sub(id);
-  s.mail_busy_until = std::max(sim_.now(), s.mail_busy_until) + length;
+  s.mail_started = std::max(sim_.now(), s.mail_busy_until);
+  s.mail_busy_until = s.mail_started + length;
   update_thread_state(s);
   sim_.schedule_at(s.mail_busy_until, this, kWake, arg(id));
 }

@@ -60,6 +60,9 @@ struct Subtask {
   bool lock_until_record = false; // a legacy source holds the checkpoint lock until a record
   SimTime lock_held_until = 0;    // ... or until then
   SimTime mail_busy_until = 0;    // the thread runs a long mail (notifyCheckpointComplete)
+  SimTime mail_started = 0;       // ... since then
+  SimTime running_since = 0;      // this attempt switched to RUNNING then
+  std::int64_t bytes_since_checkpoint = 0;  // input consumed since its last checkpoint's barrier
   std::int64_t restored_checkpoint = 0;  // the checkpoint this attempt restored (0: none)
   SimTime left_running = 0;       // when this attempt stopped RUNNING (a restore's downtime)
   SimTime busy_since = 0;

@@ -554,7 +554,17 @@ void TaskExecutor::notify_source_coordinators(std::int64_t id, bool complete) {
   }
 }
 
+CostLaw::Inputs TaskExecutor::cost_inputs(const Subtask& s) const {
+  CostLaw::Inputs in;
+  in.completed_checkpoints = completed_checkpoints_;
+  in.bytes_since_checkpoint = s.bytes_since_checkpoint;
+  in.state_bytes = s.state_size;
+  in.since_start = s.state == ExecutionState::running ? sim_.now() - s.running_since : 0;
+  return in;
+}
+
 void TaskExecutor::notify_checkpoint_complete(std::int64_t id) {
+  ++completed_checkpoints_;
   // OperatorCoordinator.notifyCheckpointComplete on the JobManager first.
   for (auto& c : connectors_.vertices)
     if (c.source) c.source->notify_checkpoint_complete(id);
@@ -658,6 +668,7 @@ std::optional<ConnectorException> TaskExecutor::connector_init_failure(int id) c
 void TaskExecutor::switch_to_running(int id) {
   Subtask& s = at(id);
   set_state(s, ExecutionState::running);
+  s.running_since = sim_.now();
   s.accounted_until = sim_.now();
   // Sample periods are aligned to the run's clock so rows of all subtasks line up.
   if (scenario_.sample_period > 0)
@@ -702,8 +713,10 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
       if (rpc.complete)  // the sinks' committers commit (notifyCheckpointComplete)
         for (const auto& sink : sinks(s.vertex)) sink->notify_checkpoint_complete(s.index, rpc.id);
-      if (rpc.complete && vertex(s).notify_complete > 0)
-        tasks_.run_long_mail(rpc.subtask, vertex(s).notify_complete);
+      if (rpc.complete) {
+        const Duration commit = vertex(s).notify_complete.at(cost_inputs(s));
+        if (commit > 0) tasks_.run_long_mail(rpc.subtask, commit);
+      }
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
         auto it = s.snapshot_sizes.find(rpc.id);
         if (it != s.snapshot_sizes.end()) s.confirmed_state_size = it->second;

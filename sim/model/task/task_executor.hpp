@@ -115,6 +115,10 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   void notify_checkpoint_aborted(std::int64_t id);
   // A running task whose every input channel ended (StreamTask.endData): see end_input.
   void maybe_end_input(int id);
+  // What a task's cost laws grow with now (cost_law.hpp), and the checkpoints completed in the
+  // run so far.
+  CostLaw::Inputs cost_inputs(const Subtask& s) const;
+  std::int64_t completed_checkpoints() const { return completed_checkpoints_; }
   // The FLIP-27 sources' SourceCoordinators learn that checkpoint `id` completed or aborted.
   void notify_source_coordinators(std::int64_t id, bool complete);
 
@@ -258,6 +262,7 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   std::uint32_t generation_ = 0;        // the last epoch handed out
   std::vector<std::uint32_t> epochs_;   // per subtask
   int running_ = 0;
+  std::int64_t completed_checkpoints_ = 0;  // notifyCheckpointComplete rounds in the run
   Network network_;
   StreamTask tasks_;
   BarrierHandler barriers_;
