@@ -18,6 +18,39 @@ Duration CostLaw::at(const Inputs& in) const {
   return static_cast<Duration>(std::llround(std::max(0.0, total)));
 }
 
+namespace {
+
+// "5 s", "500 ms", "1.5 ms": the largest unit that keeps it short.
+std::string duration_text(Duration d) {
+  if (d != 0 && d % core::kSecond == 0) return std::to_string(d / core::kSecond) + " s";
+  if (d % core::kMillisecond == 0) return std::to_string(d / core::kMillisecond) + " ms";
+  return std::to_string(d / core::kMicrosecond) + " us";
+}
+
+// "12.3": one decimal.
+std::string amount(double x) {
+  const auto tenths = static_cast<std::int64_t>(std::llround(x * 10));
+  return std::to_string(tenths / 10) + (tenths % 10 != 0 ? "." + std::to_string(tenths % 10) : "");
+}
+
+}  // namespace
+
+std::string CostLaw::describe(const Inputs& in) const {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  std::string out = duration_text(base);
+  const auto term = [&](Duration per, const std::string& quantity) {
+    if (per != 0) out += " + " + duration_text(per) + " x " + quantity;
+  };
+  term(per_checkpoint, std::to_string(in.completed_checkpoints) + " checkpoints completed");
+  term(per_mb_since_checkpoint,
+       amount(static_cast<double>(in.bytes_since_checkpoint) / kMiB) + " MiB since the checkpoint");
+  term(per_mb_state, amount(static_cast<double>(in.state_bytes) / kMiB) + " MiB of state");
+  term(per_minute_since_start,
+       amount(static_cast<double>(in.since_start) / static_cast<double>(core::kMinute)) +
+           " min since the start");
+  return out;
+}
+
 CostLaw& CostLaw::operator+=(const CostLaw& other) {
   base += other.base;
   per_checkpoint += other.per_checkpoint;

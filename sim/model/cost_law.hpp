@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sim/core/time.hpp"
 
@@ -40,6 +41,8 @@ struct CostLaw {
   // The terms beyond `base` (what the quantities add).
   Duration growth(const Inputs& in) const { return at(in) - base; }
   CostLaw& operator+=(const CostLaw& other);
+  // The law with its quantities, for the diagnosis: "500 ms + 5 s x 120 checkpoints".
+  std::string describe(const Inputs& in) const;
 };
 
 }  // namespace ckptsim::model

@@ -139,3 +139,23 @@ TEST_CASE(
   CHECK(before.back() > core::milliseconds(2000));  // about 2.3 min into the run
   CHECK(after.front() < core::milliseconds(500));   // seconds after the restart
 }
+
+TEST_CASE(
+    "the diagnosis names a commit that holds the barrier back, with its law: "
+    "notifyCheckpointComplete of checkpoint N (base + per checkpoint x history)",
+    "[cost-law][diagnosis]") {
+  const run::RunResult r =
+      run_yaml("10 s", "notify-complete: { base: 100 ms, per-checkpoint: 40 s }");
+  const run::CheckpointRecord* expired = nullptr;
+  for (const auto& c : r.checkpoints)
+    if (c.status == run::CheckpointStatus::failed && !c.waits.empty()) {
+      expired = &c;
+      break;
+    }
+  REQUIRE(expired != nullptr);
+  const run::WaitRecord& w = expired->waits.front();
+  CHECK(w.kind == "sink_flush");
+  const std::string previous = std::to_string(expired->id - 1);
+  CHECK(w.call == "notifyCheckpointComplete of checkpoint " + previous + " (100 ms + 40 s x " +
+                      previous + " checkpoints completed)");
+}

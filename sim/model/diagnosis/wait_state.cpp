@@ -42,8 +42,18 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
     w.kind = WaitState::Kind::blocked_in_user_call;
     for (const StreamTask::Stall& st : tasks_.stalls(s.vertex))
       if (st.covers(s, sim_.now())) w.since = st.from;
-    if (sim_.now() < s.mail_busy_until)  // in notifyCheckpointComplete
+    if (sim_.now() < s.mail_busy_until) {  // in notifyCheckpointComplete, or firing timers
       w.since = s.mail_started;
+      if (s.mail_checkpoint > 0) {
+        // The work and the law behind its length (a committer's commit).
+        CostLaw::Inputs in = cost_inputs(s);
+        in.completed_checkpoints = s.mail_history;
+        w.kind = WaitState::Kind::sink_flush;
+        w.call = "notifyCheckpointComplete of checkpoint " + std::to_string(s.mail_checkpoint) +
+                 " (" + vertex(s).notify_complete.describe(in) + ")";
+        w.until = s.mail_busy_until;
+      }
+    }
     return w;
   }
   if (is_source_task(s.vertex)) {

@@ -198,7 +198,10 @@ std::vector<TaskRef> TaskExecutor::tasks_on(int tm) const {
 void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost) {
   const int first = vertex_first_[static_cast<std::size_t>(v)];
   for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i)
-    if (at(first + i).state == ExecutionState::running) tasks_.run_long_mail(first + i, count * cost);
+    if (at(first + i).state == ExecutionState::running) {
+      tasks_.run_long_mail(first + i, count * cost);
+      at(first + i).mail_checkpoint = 0;  // timers, not a commit
+    }
 }
 
 void TaskExecutor::end_input(int id) {
@@ -715,7 +718,11 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
         for (const auto& sink : sinks(s.vertex)) sink->notify_checkpoint_complete(s.index, rpc.id);
       if (rpc.complete) {
         const Duration commit = vertex(s).notify_complete.at(cost_inputs(s));
-        if (commit > 0) tasks_.run_long_mail(rpc.subtask, commit);
+        if (commit > 0) {
+          tasks_.run_long_mail(rpc.subtask, commit);
+          s.mail_checkpoint = rpc.id;
+          s.mail_history = completed_checkpoints_;
+        }
       }
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
         auto it = s.snapshot_sizes.find(rpc.id);
