@@ -245,6 +245,8 @@ enum class ActionKind {
   gc_pause,               // every task thread on TaskManager `taskmanager` stops for `duration`
   lose_taskmanager,       // TaskManager `taskmanager` dies; its tasks fail after heartbeat.timeout
   fire_timers,            // every subtask of `vertex` fires `count` timers of `duration` each
+  coordinator_busy,       // operator coordinator `coordinator`'s thread runs `work` for
+                          // `duration` (none: until it is reset or for ever)
   // External systems (MODEL.md section 9): `system` names the system (doris, mysql).
   slow_down,              // the system serves at `factor` of its speed for `duration` (0 = stall)
   reject_load,            // Doris answers the next `count` loads of `table` with `error`;
@@ -283,7 +285,8 @@ struct TimelineAction {
   std::int64_t checkpoint = 0;                // checkpoint anchors: the id, 0 = every one
   std::optional<Duration> repeat_every;       // then again every so often ...
   int times = 1;                              // ... this many times in all (0 = no end)
-  bool until_restart = false;                 // stall: ends when the stalled task restarts
+  bool until_restart = false;                 // stall: ends when the stalled task restarts;
+                                              // coordinator_busy: when the coordinators reset
   // The run places it once at `at` and nothing depends on the job's life.
   bool is_fixed() const {
     return anchor == ActionAnchor::time && !repeat_every && !until_restart;
@@ -308,6 +311,8 @@ struct TimelineAction {
   double rate = 0;                            // set_rate: records per second per subtask
   int taskmanager = 0;                        // gc_pause / lose_taskmanager: 0-based
   std::int64_t timers = 0;                    // fire_timers: how many per subtask
+  std::string coordinator;                    // coordinator_busy: the coordinator's name
+  std::string work;                           // ... what its thread is busy with
 };
 
 struct JobManagerSpec {

@@ -41,7 +41,7 @@ JobMaster::~JobMaster() = default;
 void JobMaster::start() {
   for (std::size_t i = 0; i < scenario_.timeline.size(); ++i) {
     const TimelineAction& a = scenario_.timeline[i];
-    if (!a.is_fixed()) {
+    if (!a.is_fixed() || a.kind == ActionKind::coordinator_busy) {
       if (a.anchor == ActionAnchor::time) schedule_occurrence(i, 0, a.at);
       continue;  // the others wait for their anchor
     }
@@ -154,7 +154,14 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
     restored = coordinator_->restore_latest_checkpointed_state(true);
   }
   transition(JobStatus::running);
+  reset_coordinator_work();
   tasks_.deploy(restored);
+}
+
+void JobMaster::reset_coordinator_work() {
+  // The coordinators are created anew (a submission) or reset to the checkpoint (a global
+  // restore): work that belonged to the old ones is gone.
+  std::erase_if(coordinator_work_, [](const auto& w) { return w.second.until_reset; });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,9 +179,19 @@ std::vector<TaskRef> JobMaster::tasks_to_wait_for() {
   return tasks;
 }
 
+const JobMaster::CoordinatorWork* JobMaster::work_of(std::size_t step) const {
+  if (step >= master_steps_.size()) return nullptr;
+  const auto it = coordinator_work_.find(master_steps_[step].name);
+  if (it == coordinator_work_.end() || it->second.until <= sim_.now()) return nullptr;
+  return &it->second;
+}
+
 Duration JobMaster::coordinator_busy(std::size_t step) {
   const int v = step < master_steps_.size() ? master_steps_[step].cdc_vertex : -1;
-  return v < 0 ? 0 : tasks_.coordinator_busy(v);
+  Duration busy = v < 0 ? 0 : tasks_.coordinator_busy(v);
+  if (const CoordinatorWork* w = work_of(step))
+    busy = std::max(busy, w->until == core::kNever ? core::kNever - sim_.now() : w->until - sim_.now());
+  return busy;
 }
 
 void JobMaster::trigger_tasks(std::int64_t id, SimTime timestamp,
@@ -221,7 +238,10 @@ void JobMaster::checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>&
       if (master_steps_[i].is_hook || (busy == 0 && !w.table.empty())) continue;
       if (w.table.empty() || sim_.now() + busy > w.until) {
         w.table = master_steps_[i].name;
-        w.until = sim_.now() + busy;
+        w.until = busy >= core::kNever - sim_.now() ? core::kNever : sim_.now() + busy;
+        const CoordinatorWork* work = work_of(i);
+        w.call = work ? work->work : master_steps_[i].cdc_vertex >= 0 ? "split queries" : "";
+        w.since = work ? work->since : 0;
       }
     }
     observer_.checkpoint_wait(sim_.now(), id, late.front(), w);
@@ -379,6 +399,7 @@ void JobMaster::restart_tasks(std::uint64_t key) {
       if (state != restored->task_states.end()) restored_position += state->second.source_position;
     }
   replayed_ += std::max<std::int64_t>(0, restart.position_at_failure - restored_position);
+  if (restart.global) reset_coordinator_work();
   tasks_.deploy(restored, restart.tasks, restart.global);
 }
 
@@ -494,6 +515,7 @@ std::optional<std::uint64_t> JobMaster::run_action(const TimelineAction& a) {
         tasks_.hold_checkpoint_lock(task, a.duration);
       return std::nullopt;
     }
+    case ActionKind::coordinator_busy: return std::nullopt;  // fire()
     case ActionKind::fire_timers: {
       const int task = task_of_operator(scenario_.job, a.vertex);
       if (task >= 0) tasks_.fire_timers(task, a.timers, *a.duration);

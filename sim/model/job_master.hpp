@@ -110,6 +110,7 @@ class JobMaster final : public core::EventHandler,
   void schedule_occurrence(std::size_t index, std::uint64_t occurrence, Duration delay);
   void occurrence(std::uint64_t arg);
   void fire(std::size_t index);
+  void reset_coordinator_work();
 
   core::Simulation& sim_;
   const Scenario& scenario_;
@@ -145,6 +146,16 @@ class JobMaster final : public core::EventHandler,
   std::optional<CompletedCheckpoint> start_state_;
   core::RandomStream failure_rng_;
   std::vector<MasterStepSpec> master_steps_;  // of the current coordinator
+  // The timeline's work on a coordinator's single thread (coordinator_busy): its checkpoint
+  // call queues behind it (the coordinator executor's FIFO).
+  struct CoordinatorWork {
+    SimTime since = 0;
+    SimTime until = 0;
+    std::string work;
+    bool until_reset = false;  // ends when the coordinators are reset (a global restore)
+  };
+  std::map<std::string, CoordinatorWork> coordinator_work_;  // by coordinator name
+  const CoordinatorWork* work_of(std::size_t step) const;
   std::shared_ptr<const FlinkConfig> flink_;  // the current submission's, if changed
   // request(): the coordinator and its request id of each (none: refused or nothing to follow).
   struct ExternalRequest {

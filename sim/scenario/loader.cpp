@@ -508,6 +508,7 @@ const std::vector<ActionInfo>& actions() {
       {"gc-pause", ActionKind::gc_pause, {"taskmanager", "for"}},
       {"lose-taskmanager", ActionKind::lose_taskmanager, {"taskmanager"}},
       {"fire-timers", ActionKind::fire_timers, {"vertex", "count", "cost"}},
+      {"coordinator-busy", ActionKind::coordinator_busy, {"coordinator", "for", "work"}},
   };
   return list;
 }
@@ -686,8 +687,9 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
     }
   }
   if (const Entry* until = item.find("until")) {
-    if (info != nullptr && info->kind != model::ActionKind::stall) {
-      ctx.error(until->key_loc, "'until' applies to 'stall' only");
+    if (info != nullptr && info->kind != model::ActionKind::stall &&
+        info->kind != model::ActionKind::coordinator_busy) {
+      ctx.error(until->key_loc, "'until' applies to 'stall' and 'coordinator-busy' only");
       ok = false;
     } else if (auto choice = detail::read_choice(ctx, until->value, "until", {"restart"})) {
       action.until_restart = *choice == 0u;
@@ -800,6 +802,31 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
                     "cluster.taskmanagers is " + std::to_string(scenario.cluster.taskmanagers));
         action.taskmanager = *tm - 1;
       }
+    } else if (e.key == "coordinator") {
+      if (auto name = detail::read_string(ctx, e.value)) {
+        action.coordinator = *name;
+        const auto& steps = scenario.jobmanager.master_steps;
+        const auto step = std::find_if(steps.begin(), steps.end(),
+                                       [&](const model::MasterStepSpec& m) { return m.name == *name; });
+        const bool cdc = std::any_of(job.vertices.begin(), job.vertices.end(), [&](const auto& v) {
+          return v.name == *name && v.mysql_cdc && v.mysql_cdc->incremental_snapshot;
+        });
+        if (step != steps.end() && step->is_hook) {
+          ctx.error(e.value.loc, "'" + *name + "' is a master hook; coordinator-busy takes an "
+                                 "operator coordinator (a hook has no thread of its own)");
+        } else if (step == steps.end() && !cdc) {
+          std::vector<std::string> names;
+          for (const auto& m : steps)
+            if (!m.is_hook) names.push_back(m.name);
+          std::string hint = detail::did_you_mean(*name, names);
+          if (hint.empty())
+            hint = names.empty() ? "declare it under jobmanager.coordinators"
+                                 : "coordinators: " + detail::join(names, ", ");
+          ctx.error(e.value.loc, "unknown operator coordinator '" + *name + "'", hint);
+        }
+      }
+    } else if (e.key == "work") {
+      if (auto text = detail::read_string(ctx, e.value)) action.work = *text;
     } else if (e.key == "for") {
       const std::string text =
           e.value.is_scalar() ? detail::to_lower(detail::trim(e.value.text)) : "";
@@ -826,6 +853,13 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
               "write e.g. 'count: 200000, cost: 20 us' (per subtask, per timer)");
     ok = false;
   }
+  if (info != nullptr && info->kind == K::coordinator_busy && item.find("coordinator") == nullptr) {
+    ctx.error(item.loc, "'coordinator-busy' needs a 'coordinator'",
+              "write e.g. 'coordinator: Source Enumerator' (a name under jobmanager.coordinators)");
+    ok = false;
+  }
+  if (info != nullptr && info->kind == K::coordinator_busy && action.work.empty())
+    action.work = "work of its own";
   if (info != nullptr && info->kind == K::set_rate && item.find("rate") == nullptr) {
     ctx.error(item.loc, "'set-rate' needs a 'rate'", "write e.g. 'rate: 0 records/s'");
     ok = false;

@@ -124,3 +124,69 @@ TEST_CASE("every / times: an action repeated a number of times", "[timeline][anc
     }
   CHECK(savepoints == 3);
 }
+
+namespace {
+
+run::RunResult run_busy(const std::string& busy) {
+  const std::string yaml = R"(
+name: busy
+duration: 20 min
+flink:
+  execution.checkpointing.interval: 1 min
+  execution.checkpointing.timeout: 5 min
+  restart-strategy.type: fixed-delay
+  restart-strategy.fixed-delay.attempts: 100
+jobmanager:
+  coordinators:
+    - { name: Enumerator, checkpoint-duration: 20 ms }
+job:
+  vertices:
+    - { name: Source, parallelism: 2, rate: 1000 records/s }
+    - { name: Sink, parallelism: 2, input: { from: Source, ship: hash } }
+timeline:
+)" + busy;
+  const auto loaded = scenario::load_string(yaml, "busy.yaml");
+  INFO(scenario::format_diagnostics(loaded.diagnostics));
+  REQUIRE(loaded.ok());
+  return run::run(*loaded.scenario);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "coordinator-busy: a checkpoint's coordinator call queues behind the coordinator's "
+    "work (its executor's FIFO), and the diagnosis names the coordinator, the work and "
+    "its start",
+    "[timeline][coordinator]") {
+  const run::RunResult r = run_busy(
+      "  - { at-checkpoint: 3, do: coordinator-busy, coordinator: Enumerator, for: 15 min, "
+      "work: scheduleCompaction }\n");
+  const run::CheckpointRecord* fourth = nullptr;
+  for (const auto& c : r.checkpoints)
+    if (c.id == 4) fourth = &c;
+  REQUIRE(fourth != nullptr);
+  CHECK(fourth->failure_reason == model::CheckpointFailureReason::checkpoint_expired);
+  REQUIRE(fourth->waits.size() == 1);
+  const run::WaitRecord& w = fourth->waits.front();
+  CHECK(w.kind == "coordinator");
+  CHECK(w.table == "Enumerator");
+  CHECK(w.call == "scheduleCompaction");
+  CHECK(w.since == r.checkpoints[2].end_time);  // when checkpoint 3 completed
+  // The work outlives the failovers; once it ends checkpoints complete again.
+  CHECK(r.failovers >= 2);
+  CHECK(r.checkpoints.back().status == run::CheckpointStatus::completed);
+}
+
+TEST_CASE(
+    "coordinator-busy until: restart: the work ends when a global failover resets the "
+    "coordinators",
+    "[timeline][coordinator]") {
+  const run::RunResult kept =
+      run_busy("  - { at: 150 s, do: coordinator-busy, coordinator: Enumerator, work: listing }\n");
+  const run::RunResult reset = run_busy(
+      "  - { at: 150 s, do: coordinator-busy, coordinator: Enumerator, work: listing, "
+      "until: restart }\n");
+  REQUIRE(reset.failovers >= 1);
+  CHECK(completed_after(reset, core::minutes(9)) >= 5);
+  CHECK(completed_after(kept, core::seconds(150)) == 0);
+}

@@ -89,15 +89,19 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
                        w.chunk_rows);
     return s;
   }
-  if (w.kind == "coordinator")
-    return w.until > 0 && !w.table.empty()
-               ? fmt::format("the checkpoint never reached the {} tasks: operator coordinator '{}' "
-                             "has not finished its checkpoint; its thread is busy (split "
-                             "queries) until {}",
-                             w.channels_total, w.table, clock(w.until))
-               : fmt::format("the checkpoint never reached the {} tasks: an operator coordinator "
-                             "has not finished its checkpoint",
-                             w.channels_total);
+  if (w.kind == "coordinator") {
+    if (w.until <= 0 || w.table.empty())
+      return fmt::format("the checkpoint never reached the {} tasks: an operator coordinator "
+                         "has not finished its checkpoint",
+                         w.channels_total);
+    // Its checkpoint call waits in the coordinator executor's queue behind the work.
+    std::string s = fmt::format("the checkpoint never reached the {} tasks: operator coordinator "
+                                "'{}' has not finished its checkpoint; its thread is busy ({})",
+                                w.channels_total, w.table, w.call.empty() ? "busy" : w.call);
+    if (w.since > 0) s += " since " + clock(w.since);
+    s += w.until == core::kNever ? " and does not return" : " until " + clock(w.until);
+    return s;
+  }
   if (w.kind == "lock_held")
     return w.until == core::kNever
                ? fmt::format("{}: the legacy source holds the checkpoint lock until its next "
