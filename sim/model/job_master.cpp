@@ -45,11 +45,13 @@ void JobMaster::start() {
       if (a.anchor == ActionAnchor::time) schedule_occurrence(i, 0, a.at);
       continue;  // the others wait for their anchor
     }
-    if (a.kind == ActionKind::stall) {
-      // A stall is a property of the vertex's environment: it outlives task restarts.
-      // A stalled operator blocks the whole task its chain runs in.
+    if (a.kind == ActionKind::stall || (a.kind == ActionKind::slow_down && !a.vertex.empty())) {
+      // A stall (or a vertex's slow-down) is a property of the vertex's environment: it outlives
+      // task restarts. A stalled operator blocks the whole task its chain runs in.
       const int task = task_of_operator(scenario_.job, a.vertex);
-      if (task >= 0) tasks_.add_stall(task, a.subtask, a.at, a.duration);
+      if (task >= 0)
+        tasks_.add_stall(task, a.subtask, a.at, a.duration,
+                         a.kind == ActionKind::slow_down ? a.factor : 0);
       continue;
     }
     if (a.kind == ActionKind::gc_pause || a.kind == ActionKind::lose_taskmanager) {

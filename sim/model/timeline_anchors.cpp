@@ -46,13 +46,17 @@ void JobMaster::occurrence(std::uint64_t arg) {
 void JobMaster::fire(std::size_t index) {
   const TimelineAction& a = scenario_.timeline[index];
   switch (a.kind) {
+    case ActionKind::slow_down:
+      if (a.vertex.empty()) return;  // a system's: known to its connectors up front
+      [[fallthrough]];
     case ActionKind::stall: {
       const int task = task_of_operator(scenario_.job, a.vertex);
       if (task < 0) return;
+      const double speed = a.kind == ActionKind::slow_down ? a.factor : 0;
       if (a.until_restart)
-        tasks_.add_stall_until_restart(task, a.subtask, a.duration);
+        tasks_.add_stall_until_restart(task, a.subtask, a.duration, speed);
       else
-        tasks_.add_stall(task, a.subtask, sim_.now(), a.duration);
+        tasks_.add_stall(task, a.subtask, sim_.now(), a.duration, speed);
       return;
     }
     case ActionKind::gc_pause:

@@ -509,6 +509,7 @@ const std::vector<ActionInfo>& actions() {
       {"lose-taskmanager", ActionKind::lose_taskmanager, {"taskmanager"}},
       {"fire-timers", ActionKind::fire_timers, {"vertex", "count", "cost"}},
       {"coordinator-busy", ActionKind::coordinator_busy, {"coordinator", "for", "work"}},
+      {"slow-down", ActionKind::slow_down, {"vertex", "subtask", "factor", "for"}},
   };
   return list;
 }
@@ -688,8 +689,9 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
   }
   if (const Entry* until = item.find("until")) {
     if (info != nullptr && info->kind != model::ActionKind::stall &&
+        info->kind != model::ActionKind::slow_down &&
         info->kind != model::ActionKind::coordinator_busy) {
-      ctx.error(until->key_loc, "'until' applies to 'stall' and 'coordinator-busy' only");
+      ctx.error(until->key_loc, "'until' applies to 'stall', 'slow-down' and 'coordinator-busy' only");
       ok = false;
     } else if (auto choice = detail::read_choice(ctx, until->value, "until", {"restart"})) {
       action.until_restart = *choice == 0u;
@@ -825,6 +827,14 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
           ctx.error(e.value.loc, "unknown operator coordinator '" + *name + "'", hint);
         }
       }
+    } else if (e.key == "factor") {
+      // As a system's slow-down: the share of its speed it keeps (0.1: ten times slower).
+      if (auto x = detail::read_double(ctx, e.value, "factor", 0.0, 1e6)) {
+        if (*x <= 0)
+          ctx.error(e.value.loc, "a slow-down's factor must be above 0 (the share of its speed "
+                                 "it keeps)", "write 'do: stall' for a vertex that stops");
+        action.factor = *x;
+      }
     } else if (e.key == "work") {
       if (auto text = detail::read_string(ctx, e.value)) action.work = *text;
     } else if (e.key == "for") {
@@ -860,11 +870,17 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
   }
   if (info != nullptr && info->kind == K::coordinator_busy && action.work.empty())
     action.work = "work of its own";
+  if (info != nullptr && info->kind == K::slow_down && item.find("factor") == nullptr) {
+    ctx.error(item.loc, "'slow-down' needs a 'factor'",
+              "write e.g. 'factor: 0.1' (the vertex works at a tenth of its speed)");
+    ok = false;
+  }
   if (info != nullptr && info->kind == K::set_rate && item.find("rate") == nullptr) {
     ctx.error(item.loc, "'set-rate' needs a 'rate'", "write e.g. 'rate: 0 records/s'");
     ok = false;
   }
   if (info != nullptr && (info->kind == K::stall || info->kind == K::fail_task ||
+                          info->kind == K::slow_down ||
                           info->kind == K::set_rate || info->kind == K::hold_checkpoint_lock ||
                           info->kind == K::fire_timers)) {
     if (vertex_entry == nullptr) {

@@ -190,3 +190,24 @@ TEST_CASE(
   CHECK(completed_after(reset, core::minutes(9)) >= 5);
   CHECK(completed_after(kept, core::seconds(150)) == 0);
 }
+
+TEST_CASE(
+    "slow-down on a vertex: it works at `factor` of its speed for the window (each record "
+    "costs 1 / factor as much), then as before",
+    "[timeline][slow-down]") {
+  // Sink: 1000 records/s x 10 us = 10 ms busy per second; a tenth of its speed: 100 ms/s.
+  const run::RunResult r = run_with(
+      "  - { at: 60 s, do: slow-down, vertex: Sink, subtask: 0, factor: 0.1, for: 60 s }\n",
+      "3 min");
+  const auto busy_ms = [&](int subtask, core::SimTime at) {
+    for (const auto& row : r.timeseries)
+      if (row.vertex == 1 && row.subtask == subtask && row.end == at)
+        return static_cast<double>(row.sample.busy) / 1e6;
+    FAIL("no sample");
+    return 0.0;
+  };
+  CHECK(busy_ms(0, core::seconds(30)) == Approx(10).margin(2));
+  CHECK(busy_ms(0, core::seconds(90)) == Approx(100).margin(10));
+  CHECK(busy_ms(1, core::seconds(90)) == Approx(10).margin(2));  // only subtask 0
+  CHECK(busy_ms(0, core::seconds(150)) == Approx(10).margin(2));
+}

@@ -41,7 +41,7 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
   if (tasks_.stalled(s)) {
     w.kind = WaitState::Kind::blocked_in_user_call;
     for (const StreamTask::Stall& st : tasks_.stalls(s.vertex))
-      if (st.covers(s, sim_.now())) w.since = st.from;
+      if (st.speed == 0 && st.covers(s, sim_.now())) w.since = st.from;
     if (sim_.now() < s.mail_busy_until) {  // in notifyCheckpointComplete, or firing timers
       w.since = s.mail_started;
       if (s.mail_checkpoint > 0) {

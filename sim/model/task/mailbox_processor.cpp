@@ -19,7 +19,7 @@ bool StreamTask::stalled(const Subtask& s) const {
   const SimTime now = sim_.now();
   if (now < s.mail_busy_until) return true;
   for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
-    if (st.covers(s, now)) return true;
+    if (st.speed == 0 && st.covers(s, now)) return true;
   return false;
 }
 
@@ -151,6 +151,16 @@ void StreamTask::progress(int id) {
 }
 
 Duration StreamTask::service_time(int id, std::int64_t records) {
+  const Subtask& s = sub(id);
+  // The timeline's slow-downs active when the buffer's processing starts.
+  double speed = 1;
+  for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
+    if (st.speed > 0 && st.covers(s, sim_.now())) speed *= st.speed;
+  const Duration d = cost_of(id, records);
+  return speed == 1 ? d : static_cast<Duration>(std::llround(static_cast<double>(d) / speed));
+}
+
+Duration StreamTask::cost_of(int id, std::int64_t records) {
   const VertexSpec& v = vertex(sub(id));
   if (v.service == Variability::fixed || v.cost_per_record <= 0) return records * v.cost_per_record;
   // Exponential service per record: the buffer takes a sum of `records` exponentials (a normal

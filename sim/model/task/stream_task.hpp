@@ -43,6 +43,9 @@ class StreamTask final : public TaskPart, public core::EventHandler {
     SimTime until = core::kNever;
     std::optional<int> subtask;
     int attempt = -1;  // >= 0: only that attempt of `subtask` (a fault a restart clears)
+    // 0: the thread stops; otherwise it works at this share of its speed (a slow-down: each
+    // record costs 1 / speed as much).
+    double speed = 0;
     bool covers(const Subtask& s, SimTime now) const {
       return now >= from && now < until && (!subtask || *subtask == s.index) &&
              (attempt < 0 || attempt == s.attempt);
@@ -65,6 +68,7 @@ class StreamTask final : public TaskPart, public core::EventHandler {
   enum Event : std::uint32_t { kWake, kSourceEmit, kProcessDone, kStallEnds };
   void emit_source_records(int id);
   Duration service_time(int id, std::int64_t records);
+  Duration cost_of(int id, std::int64_t records);  // at full speed
   double source_rate(const Subtask& s) const;
 
   std::vector<std::vector<Stall>> stalls_;  // per vertex

@@ -484,7 +484,7 @@ void TaskExecutor::cancel(const std::vector<int>& ids) {
 }
 
 void TaskExecutor::add_stall_until_restart(int v, std::optional<int> subtask,
-                                           std::optional<Duration> length) {
+                                           std::optional<Duration> length, double speed) {
   const int parallelism = scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism;
   for (int i = 0; i < parallelism; ++i) {
     if (subtask && *subtask != i) continue;
@@ -492,6 +492,7 @@ void TaskExecutor::add_stall_until_restart(int v, std::optional<int> subtask,
     st.from = sim_.now();
     st.until = length ? sim_.now() + *length : core::kNever;
     st.subtask = i;
+    st.speed = speed;
     // A subtask between attempts (not deployed yet, or going away) is stalled in its next one.
     const Subtask& t = at(vertex_first_[static_cast<std::size_t>(v)] + i);
     const bool between = t.state == ExecutionState::created ||
@@ -503,11 +504,12 @@ void TaskExecutor::add_stall_until_restart(int v, std::optional<int> subtask,
 }
 
 void TaskExecutor::add_stall(int v, std::optional<int> subtask, SimTime from,
-                             std::optional<Duration> length) {
+                             std::optional<Duration> length, double speed) {
   StreamTask::Stall st;
   st.from = from;
   st.until = length ? from + *length : core::kNever;
   st.subtask = subtask;
+  st.speed = speed;
   tasks_.add_stall(v, st);
 }
 

@@ -127,11 +127,12 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // A (new) submission of the job: tools that run before it.
   void job_submitted();
   // Timeline: the vertex (or one subtask) stops processing from `from` for `length` (or ever).
+  // `speed` > 0: a slow-down to that share of the speed instead of a stop.
   void add_stall(int vertex, std::optional<int> subtask, SimTime from,
-                 std::optional<Duration> length);
+                 std::optional<Duration> length, double speed = 0);
   // A stall from now that only the current attempts suffer: it ends when the subtask restarts.
   void add_stall_until_restart(int vertex, std::optional<int> subtask,
-                               std::optional<Duration> length);
+                               std::optional<Duration> length, double speed = 0);
   // Records read by all sources so far (their positions), or by those of `ids`.
   std::int64_t total_source_position() const;
   std::int64_t source_position(const std::vector<int>& ids) const;
