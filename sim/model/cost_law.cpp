@@ -15,7 +15,8 @@ Duration CostLaw::at(const Inputs& in) const {
       static_cast<double>(per_mb_state) * (static_cast<double>(in.state_bytes) / kMiB) +
       static_cast<double>(per_minute_since_start) *
           (static_cast<double>(in.since_start) / static_cast<double>(core::minutes(1)));
-  return static_cast<Duration>(std::llround(std::max(0.0, total)));
+  // Bounded to about 30 years: a law that grows past that means "never returns" anyway.
+  return static_cast<Duration>(std::llround(std::clamp(total, 0.0, 1e18)));
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "sim/model/task_executor_process_spec.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -83,6 +84,18 @@ constexpr std::string_view kOverheadFraction =
     "Key: 'taskmanager.memory.jvm-overhead.fraction' , default: 0.1 (fallback keys: [])";
 constexpr std::string_view kManagedFraction =
     "Key: 'taskmanager.memory.managed.fraction' , default: 0.4 (fallback keys: [])";
+
+// Sizes are summed: each is held to 2^52 bytes (4 PiB, far beyond any machine) so that no sum
+// overflows; network.max keeps "infinite", which is only compared.
+TaskManagerMemoryOptions bounded(TaskManagerMemoryOptions o) {
+  constexpr std::int64_t kLargest = std::int64_t{1} << 52;
+  for (std::optional<std::int64_t>* size :
+       {&o.process_size, &o.flink_size, &o.task_heap, &o.managed_size, &o.network_min,
+        &o.framework_heap, &o.framework_off_heap, &o.task_off_heap, &o.metaspace, &o.overhead_min,
+        &o.overhead_max})
+    if (*size) **size = std::min(**size, kLargest);
+  return o;
+}
 
 class Derivation {
  public:
@@ -314,7 +327,7 @@ class Derivation {
     return std::nullopt;
   }
 
-  const TaskManagerMemoryOptions& o_;
+  const TaskManagerMemoryOptions o_;
   std::int64_t segment_size_;
   FlinkVersion version_;
   TaskExecutorProcessSpec s_;
@@ -367,17 +380,19 @@ std::string human_readable_size(std::int64_t bytes) {
 }
 
 std::variant<TaskExecutorProcessSpec, std::string> process_spec_from_config(
-    const TaskManagerMemoryOptions& options, std::int64_t segment_size, FlinkVersion version) {
+    const TaskManagerMemoryOptions& written, std::int64_t segment_size, FlinkVersion version) {
+  const TaskManagerMemoryOptions options = bounded(written);
   if (options.local_execution) {
     // TaskExecutorResourceUtils.adjustForLocalExecution: one of min/max copies the other; neither
     // means DEFAULT_SHUFFLE_MEMORY_SIZE (64 MiB). The other sizes play no part in the buffers.
-    if (options.network_min && options.network_max && *options.network_min != *options.network_max)
+    if (written.network_min && written.network_max && *written.network_min != *written.network_max)
       return fill(
           "The network memory min ({}) and max ({}) mismatch, the network memory "
           "has to be resolved and set to a fixed value before task executor starts",
-          {human_readable_size(*options.network_min), human_readable_size(*options.network_max)});
+          {human_readable_size(*written.network_min), human_readable_size(*written.network_max)});
     TaskExecutorProcessSpec s;
-    s.network = options.network_min.value_or(options.network_max.value_or(64 * kMiB));
+    s.network = options.network_min.value_or(
+        std::min(options.network_max.value_or(64 * kMiB), std::int64_t{1} << 52));
     s.network_buffers = static_cast<int>(
         std::min<std::int64_t>(s.network / segment_size, std::numeric_limits<int>::max()));
     // The rest as adjustForLocalExecution sets it: task heap and off-heap "unlimited" (1 TiB),

@@ -354,7 +354,14 @@ const std::vector<FlinkOption>& flink_options() {
        [](const Node& v, FlinkReader& r) {
          const auto size = read_size(r.ctx, v);
          if (!size) return;
-         // ConfigurationParserUtils.getPageSize (MemoryManager.MIN_PAGE_SIZE).
+         // ConfigurationParserUtils.getPageSize: an int (MathUtils.checkedDownCast), at least
+         // MemoryManager.MIN_PAGE_SIZE, a power of 2.
+         if (*size > std::numeric_limits<int>::max()) {
+           r.ctx.error(v.loc, "Cannot downcast long value " + std::to_string(*size) + " to integer.",
+                       "Flink's TaskManager does not start with it: a segment is at most 1 gb; "
+                       "the default is 32 kb");
+           return;
+         }
          if (*size < 4096 || (*size & (*size - 1)) != 0) {
            r.ctx.error(v.loc,
                        "Invalid configuration value for taskmanager.memory.segment-size : " +

@@ -4,6 +4,7 @@
 // distribution's 1728m) and against the worked examples of each derivation path.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 #include <variant>
 
@@ -152,4 +153,24 @@ job: { vertices: [ { name: Source } ] }
   const std::string text = ckptsim::scenario::format_diagnostics(loaded.diagnostics);
   CHECK(text.find("small.yaml:4:36: error: TaskManager memory configuration failed: Sum of "
                   "configured JVM Metaspace") != std::string::npos);
+}
+
+TEST_CASE("Sizes up to Long.MAX_VALUE neither overflow nor crash (bounded at 4 PiB)", "[memory]") {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  TaskManagerMemoryOptions huge;
+  huge.process_size = kMax;
+  huge.metaspace = kMax;
+  CHECK(failure(huge).starts_with("TaskManager memory configuration failed: Sum of configured JVM "
+                                  "Metaspace"));
+  TaskManagerMemoryOptions flink;
+  flink.flink_size = kMax;
+  flink.task_heap = kMax;
+  flink.framework_heap = kMax;
+  const auto spec = model::process_spec_from_config(flink, kSegment, FlinkVersion::v1_17);
+  CHECK(std::holds_alternative<std::string>(spec));
+  TaskManagerMemoryOptions local;
+  local.local_execution = true;
+  local.network_min = kMax;
+  local.framework_heap = kMax;
+  CHECK(derive(local).network_buffers == std::numeric_limits<int>::max());
 }

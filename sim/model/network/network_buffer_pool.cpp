@@ -17,7 +17,7 @@ std::string NetworkBufferPool::insufficient(int required) const {
 }
 
 std::variant<int, std::string> NetworkBufferPool::create_buffer_pool(int required, int max) {
-  if (required_ + required > total_) return insufficient(required);
+  if (std::int64_t{required_} + required > total_) return insufficient(required);
   required_ += required;
   int handle = 0;
   if (free_.empty()) {
@@ -51,7 +51,7 @@ void NetworkBufferPool::destroy_buffer_pool(int pool) {
 }
 
 std::optional<std::string> NetworkBufferPool::request_unpooled(int segments) {
-  if (required_ + segments > total_) return insufficient(segments);
+  if (std::int64_t{required_} + segments > total_) return insufficient(segments);
   required_ += segments;
   redistribute();
   return std::nullopt;
