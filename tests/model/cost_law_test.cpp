@@ -159,3 +159,24 @@ TEST_CASE(
   CHECK(w.call == "notifyCheckpointComplete of checkpoint " + previous + " (100 ms + 40 s x " +
                       previous + " checkpoints completed)");
 }
+
+TEST_CASE(
+    "the diagnosis names a flush in the synchronous part with its law and the MiB buffered "
+    "since the last checkpoint",
+    "[cost-law][diagnosis]") {
+  // Several MiB before the first barrier at 300 s per MiB: far beyond the 2 min timeout.
+  const run::RunResult r =
+      run_yaml("10 s", "sync-snapshot: { base: 1 ms, per-mb-since-checkpoint: 300 s }");
+  const run::CheckpointRecord* expired = nullptr;
+  for (const auto& c : r.checkpoints)
+    if (c.status == run::CheckpointStatus::failed && !c.waits.empty()) {
+      expired = &c;
+      break;
+    }
+  REQUIRE(expired != nullptr);
+  const run::WaitRecord& w = expired->waits.front();
+  CHECK(w.kind == "sink_flush");
+  CHECK(w.call.starts_with("the synchronous part of checkpoint " + std::to_string(expired->id) +
+                           " (the operators' flush: 1 ms + 300 s x "));
+  CHECK(w.call.ends_with(" MiB since the checkpoint)"));
+}

@@ -122,6 +122,9 @@ void SubtaskCheckpointCoordinator::checkpoint_state(int id, const Buffer& barrie
       SyncPhase{barrier, started, alignment, processed, persisted_input + persisted_output};
   SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
   phase.pre_barrier = pre_barrier;
+  phase.sync_started = pre_barrier == core::kNever ? core::kNever : sim_.now() + pre_barrier;
+  if (vertex(s).sync_snapshot.grows())
+    phase.law = vertex(s).sync_snapshot.describe(x_.cost_inputs(s));
   phase.sync = sync_duration(s, barrier);
   s.busy = true;
   s.processing = barrier;

@@ -24,6 +24,19 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
                                            public core::EventHandler,
                                            private CheckpointStorage::Listener {
  public:
+  struct SyncPhase {  // a subtask's checkpoint between barrier broadcast and sync end
+    Buffer barrier;
+    SimTime started = 0;           // first barrier (or trigger) processed
+    Duration alignment = 0;
+    std::int64_t processed_bytes = 0;
+    std::int64_t persisted_bytes = 0;   // channel state (unaligned): output + input
+    SimTime sync_end = 0;
+    Duration pre_barrier = 0;           // prepareSnapshotPreBarrier (a sink's prepareCommit)
+    Duration sync = 0;                  // the synchronous part (sync_duration)
+    SimTime sync_started = 0;           // when the synchronous part began
+    std::string law{};                  // a growing operators' cost, with its quantities
+  };
+
   explicit SubtaskCheckpointCoordinator(TaskExecutor& executor);
 
   void checkpoint_state(int id, const Buffer& barrier, SimTime started, Duration alignment,
@@ -48,21 +61,12 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
   void job_submitted() { cold_checkpoint_ = -1; }
   std::int64_t upload_remaining(std::uint64_t token) const { return storage_.remaining_bytes(token); }
   double bandwidth_per_upload() const { return storage_.bandwidth_per_upload(); }
+  const SyncPhase& sync_phase(int id) const { return sync_phases_[static_cast<std::size_t>(id)]; }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
   enum Event : std::uint32_t { kSyncDone, kAckArrives, kOutputTimer, kPrepareThrew };
-  struct SyncPhase {  // a subtask's checkpoint between barrier broadcast and sync end
-    Buffer barrier;
-    SimTime started = 0;           // first barrier (or trigger) processed
-    Duration alignment = 0;
-    std::int64_t processed_bytes = 0;
-    std::int64_t persisted_bytes = 0;   // channel state (unaligned): output + input
-    SimTime sync_end = 0;
-    Duration pre_barrier = 0;           // prepareSnapshotPreBarrier (a sink's prepareCommit)
-    Duration sync = 0;                  // the synchronous part (sync_duration)
-  };
   struct PendingAck {
     std::int64_t id = 0;
     TaskRef task;

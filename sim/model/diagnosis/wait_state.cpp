@@ -30,6 +30,19 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
     w.drain_bytes_per_second = snapshots_.bandwidth_per_upload();
     return w;
   }
+  if (s.busy && s.processing.kind == Buffer::Kind::barrier &&
+      s.processing.checkpoint_id == cp) {
+    const auto& phase = snapshots_.sync_phase(id);
+    if (!phase.law.empty() && sim_.now() >= phase.sync_started) {
+      // The synchronous part, whose operators' share (a flush) follows a law.
+      w.kind = WaitState::Kind::sink_flush;
+      w.call = "the synchronous part of checkpoint " + std::to_string(cp) +
+               " (the operators' flush: " + phase.law + ")";
+      w.since = phase.sync_started;
+      w.until = phase.sync_started + phase.sync;
+      return w;
+    }
+  }
   if (s.busy)  // inside a sink writer's call
     for (const auto& sink : sinks(s.vertex))
       if (sink->explain_wait(s.index, w)) {
