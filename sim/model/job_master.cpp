@@ -41,7 +41,7 @@ JobMaster::~JobMaster() = default;
 void JobMaster::start() {
   for (std::size_t i = 0; i < scenario_.timeline.size(); ++i) {
     const TimelineAction& a = scenario_.timeline[i];
-    if (!a.is_fixed() || a.kind == ActionKind::coordinator_busy) {
+    if (!a.is_fixed()) {
       if (a.anchor == ActionAnchor::time) schedule_occurrence(i, 0, a.at);
       continue;  // the others wait for their anchor
     }
@@ -517,7 +517,15 @@ std::optional<std::uint64_t> JobMaster::run_action(const TimelineAction& a) {
         tasks_.hold_checkpoint_lock(task, a.duration);
       return std::nullopt;
     }
-    case ActionKind::coordinator_busy: return std::nullopt;  // fire()
+    case ActionKind::coordinator_busy: {
+      // The coordinator's single thread runs the work; checkpoint calls queue behind it.
+      CoordinatorWork& w = coordinator_work_[a.coordinator];
+      w.since = sim_.now();
+      w.until = a.duration ? sim_.now() + *a.duration : core::kNever;
+      w.work = a.work;
+      w.until_reset = a.until_restart;
+      return std::nullopt;
+    }
     case ActionKind::fire_timers: {
       const int task = task_of_operator(scenario_.job, a.vertex);
       if (task >= 0) tasks_.fire_timers(task, a.timers, *a.duration);

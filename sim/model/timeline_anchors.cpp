@@ -62,14 +62,6 @@ void JobMaster::fire(std::size_t index) {
     case ActionKind::gc_pause:
       tasks_.stall_taskmanager(a.taskmanager, sim_.now(), *a.duration);
       return;
-    case ActionKind::coordinator_busy: {
-      CoordinatorWork& w = coordinator_work_[a.coordinator];
-      w.since = sim_.now();
-      w.until = a.duration ? sim_.now() + *a.duration : core::kNever;
-      w.work = a.work;
-      w.until_reset = a.until_restart;
-      return;
-    }
     case ActionKind::lose_taskmanager:
       tasks_.stall_taskmanager(a.taskmanager, sim_.now(), scenario_.flink.heartbeat_timeout);
       sim_.schedule_in(scenario_.flink.heartbeat_timeout, this, kHeartbeatTimeout, index);

@@ -56,6 +56,13 @@ core::Duration sink_sync(const run::RunResult& r, std::int64_t id) {
   return 0;
 }
 
+// The first failed checkpoint whose late subtasks were explained (nullptr: none).
+const run::CheckpointRecord* first_failed_with_waits(const run::RunResult& r) {
+  for (const auto& c : r.checkpoints)
+    if (c.status == run::CheckpointStatus::failed && !c.waits.empty()) return &c;
+  return nullptr;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -146,12 +153,7 @@ TEST_CASE(
     "[cost-law][diagnosis]") {
   const run::RunResult r =
       run_yaml("10 s", "notify-complete: { base: 100 ms, per-checkpoint: 40 s }");
-  const run::CheckpointRecord* expired = nullptr;
-  for (const auto& c : r.checkpoints)
-    if (c.status == run::CheckpointStatus::failed && !c.waits.empty()) {
-      expired = &c;
-      break;
-    }
+  const run::CheckpointRecord* expired = first_failed_with_waits(r);
   REQUIRE(expired != nullptr);
   const run::WaitRecord& w = expired->waits.front();
   CHECK(w.kind == "sink_flush");
@@ -167,12 +169,7 @@ TEST_CASE(
   // Several MiB before the first barrier at 300 s per MiB: far beyond the 2 min timeout.
   const run::RunResult r =
       run_yaml("10 s", "sync-snapshot: { base: 1 ms, per-mb-since-checkpoint: 300 s }");
-  const run::CheckpointRecord* expired = nullptr;
-  for (const auto& c : r.checkpoints)
-    if (c.status == run::CheckpointStatus::failed && !c.waits.empty()) {
-      expired = &c;
-      break;
-    }
+  const run::CheckpointRecord* expired = first_failed_with_waits(r);
   REQUIRE(expired != nullptr);
   const run::WaitRecord& w = expired->waits.front();
   CHECK(w.kind == "sink_flush");

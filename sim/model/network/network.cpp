@@ -147,8 +147,10 @@ void Network::release_buffers(int id) {
   NetworkBufferPool& pool = buffer_pools_[static_cast<std::size_t>(s.taskmanager)];
   bool any = s.exclusive_buffers > 0 || s.gate_pool >= 0;
   for (OutputGroup& g : s.outputs) {
-    if (g.buffer_pool >= 0) pool.destroy_buffer_pool(g.buffer_pool), any = true;
+    if (g.buffer_pool < 0) continue;
+    pool.destroy_buffer_pool(g.buffer_pool);
     g.buffer_pool = -1;
+    any = true;
   }
   if (s.gate_pool >= 0) pool.destroy_buffer_pool(s.gate_pool);
   s.gate_pool = -1;
