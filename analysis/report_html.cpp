@@ -621,10 +621,12 @@ std::string checkpoint_list(const ReportRun& run) {
     const bool slowest = c.status == "COMPLETED" && duration == completed.back() && !slowest_seen;
     slowest_seen = slowest_seen || slowest;
     bool open = !why.empty();
-    if (why.empty() && c.status == "COMPLETED") {
+    if (c.status == "COMPLETED") {
+      // The critical path first, then what held it at half the timeout (summary.json
+      // slow_checkpoints), if it was still pending then.
       const std::string s = slow_explanation(run, c);
-      if (!s.empty()) why.push_back((slow ? "Slow: " : slowest ? "Slowest: " : "") + s);
-      open = slow || slowest;
+      if (!s.empty()) why.insert(why.begin(), (slow ? "Slow: " : slowest ? "Slowest: " : "") + s);
+      open = open || slow || slowest;
     }
     out += fmt::format(
         "<details class=\"checkpoint {}\" id=\"checkpoint-{}\"{}><summary><b>#{}</b> {} <span "

@@ -271,6 +271,17 @@ void attach_explanations(ReportRun& run) {
       if (w.contains("explanation") && w["explanation"].is_string())
         c->explanations.push_back(w["explanation"].get<std::string>());
   }
+  // Completed checkpoints still pending at half their timeout: what held the slowest subtask.
+  const ordered_json& slow = run.summary.value("slow_checkpoints", ordered_json::array());
+  if (!slow.is_array()) return;
+  for (const ordered_json& entry : slow) {
+    const std::int64_t id = int_of(entry, "checkpoint", -1);
+    const auto c = std::find_if(run.checkpoints.begin(), run.checkpoints.end(),
+                                [&](const ReportCheckpoint& x) { return x.id == id; });
+    if (c != run.checkpoints.end() && entry.contains("explanation") &&
+        entry["explanation"].is_string())
+      c->explanations.push_back("At half the timeout: " + entry["explanation"].get<std::string>());
+  }
 }
 
 }  // namespace

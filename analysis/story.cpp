@@ -120,6 +120,11 @@ std::string format_story(const run::RunResult& r) {
         if (w.kind == "acknowledged") continue;
         text += "\n" + wrap("- " + run::describe_wait(r, w), 21, 23, 100);
       }
+      // A completed checkpoint that was still pending at half its timeout: its slowest subtask.
+      if (c.status == run::CheckpointStatus::completed && !c.slow_waits.empty())
+        text += "\n" + wrap(fmt::format("- slow: at {}, half the timeout, {}", clock(c.slow_probe_time),
+                                        run::describe_wait(r, c.slow_waits.front())),
+                             21, 23, 100);
       rows.push_back({c.trigger_time, 1, std::move(text)});
     }
   };

@@ -23,12 +23,19 @@ struct CheckpointCoordinator::PendingCheckpoint {
   bool finalizing = false;  // writing its _metadata file: completes whatever comes meanwhile
   Duration store_add = 0;   // the CompletedCheckpointStore's part of its finalization
   core::EventId canceller;
+  core::EventId slow_probe;  // ckptsim's own: at half the timeout, asks why it is slow
   std::int64_t state_size = 0;
   std::map<std::pair<int, int>, TaskSnapshot> states;
 
   // PendingCheckpoint.isFullyAcknowledged: tasks, coordinators and master states, not disposed.
   bool fully_acknowledged() const {
     return !disposed && num_acked == static_cast<int>(tasks.size()) && master_states_pending == 0;
+  }
+  std::vector<TaskRef> unacknowledged() const {
+    std::vector<TaskRef> late;
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      if (!acked[i]) late.push_back(tasks[i]);
+    return late;
   }
 };
 
@@ -258,6 +265,10 @@ void CheckpointCoordinator::on_create_pending() {
   // exists, with its own timeout.
   pc->canceller = sim_.schedule_in(config_.checkpointing.timeout, this, kCanceller,
                                    static_cast<std::uint64_t>(pc->id));
+  // Not Flink's: the diagnosis asks the tasks still pending at half the timeout what holds them
+  // (a checkpoint that completes after that is explained by its slowest subtask).
+  pc->slow_probe = sim_.schedule_in(config_.checkpointing.timeout / 2, this, kSlowProbe,
+                                    static_cast<std::uint64_t>(pc->id));
   outcomes_.at(pc->request_id).checkpoint_id = pc->id;
   CheckpointStart start;
   start.id = pc->id;
@@ -416,6 +427,7 @@ void CheckpointCoordinator::abort_pending_checkpoint(PendingCheckpoint& pc,
   // PendingCheckpoint.abort: fail the future, dispose, cancel the canceller.
   pc.disposed = true;
   sim_.cancel(pc.canceller);
+  sim_.cancel(pc.slow_probe);
   finish_request(pc.request_id, ex.reason, pc.id);
   observer_.checkpoint_aborted(sim_.now(), pc.id, ex);
   handle_failure(&pc, pc.props, ex, attempt, true, pc.id);
@@ -534,6 +546,7 @@ void CheckpointCoordinator::maybe_complete(PendingCheckpoint& pc) {
   pc.finalizing = true;
   pc.store_add = store_add;
   sim_.cancel(pc.canceller);
+  sim_.cancel(pc.slow_probe);
   finalized_until_ = std::max(finalized_until_, sim_.now()) + write + store_add;
   sim_.schedule_at(finalized_until_, this, kFinalized, static_cast<std::uint64_t>(pc.id));
 }
@@ -562,6 +575,7 @@ void CheckpointCoordinator::complete_pending_checkpoint(PendingCheckpoint& pc,
   // finalizeCheckpoint disposes the pending checkpoint without discarding its state.
   pc.disposed = true;
   sim_.cancel(pc.canceller);
+  sim_.cancel(pc.slow_probe);
   const CheckpointProperties props = pc.props;
   const std::uint64_t request_id = pc.request_id;
 
@@ -785,15 +799,17 @@ void CheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t arg) {
     case kStorageInitialized: on_storage_initialized(); break;
     case kCoordinatorsDone: on_coordinators_done(); break;
     case kHooksDone: on_hooks_done(); break;
+    case kSlowProbe: {
+      auto it = pending_.find(static_cast<std::int64_t>(arg));
+      if (it != pending_.end() && !it->second->disposed)
+        gateway_.checkpoint_slow(it->first, it->second->unacknowledged());
+      break;
+    }
     case kCanceller: {
       // CheckpointCanceller.run
       auto it = pending_.find(static_cast<std::int64_t>(arg));
       if (it != pending_.end() && !it->second->disposed) {
-        std::vector<TaskRef> late;
-        const PendingCheckpoint& pc = *it->second;
-        for (std::size_t i = 0; i < pc.tasks.size(); ++i)
-          if (!pc.acked[i]) late.push_back(pc.tasks[i]);
-        gateway_.checkpoint_expiring(it->first, late);
+        gateway_.checkpoint_expiring(it->first, it->second->unacknowledged());
         observer_.checkpoint_expired(sim_.now(), it->first);
         abort_pending_checkpoint(*it->second,
                                  CheckpointException{CheckpointFailureReason::checkpoint_expired});

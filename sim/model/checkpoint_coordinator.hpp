@@ -62,6 +62,9 @@ class CheckpointCoordinatorGateway {
   virtual void request_finished(std::uint64_t /*request_id*/, const RequestOutcome&) {}
   // The CheckpointCanceller is about to expire a checkpoint these tasks never acknowledged.
   virtual void checkpoint_expiring(std::int64_t /*id*/, const std::vector<TaskRef>& /*late*/) {}
+  // ckptsim's diagnosis, not Flink: the checkpoint is still pending at half its timeout and
+  // these tasks have not acknowledged it.
+  virtual void checkpoint_slow(std::int64_t /*id*/, const std::vector<TaskRef>& /*late*/) {}
   // How long master step `step`'s checkpoint call must first wait for its coordinator thread
   // (a split enumerator busy with split queries), on top of its own duration.
   virtual Duration coordinator_busy(std::size_t /*step*/) { return 0; }
@@ -222,7 +225,7 @@ class CheckpointCoordinator final : public core::EventHandler,
   enum Event : std::uint32_t {
     kPeriodicTrigger, kPlanDone, kIdAllocated, kCreatePending, kStorageInitialized,
     kCoordinatorsDone, kHooksDone, kCanceller, kExecuteQueuedRequest, kAbortAfterRpcFailure,
-    kFinalized,
+    kFinalized, kSlowProbe,
   };
 
   // CheckpointRequestDecider::Context

@@ -230,6 +230,14 @@ void JobMaster::notify_checkpoint_aborted(std::int64_t id, std::int64_t, SimTime
 }
 
 void JobMaster::checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>& late) {
+  report_waits(id, late, false);
+}
+
+void JobMaster::checkpoint_slow(std::int64_t id, const std::vector<TaskRef>& late) {
+  report_waits(id, late, true);
+}
+
+void JobMaster::report_waits(std::int64_t id, const std::vector<TaskRef>& late, bool slow) {
   if (coordinator_ && coordinator_->in_coordinators_stage(id) && !late.empty()) {
     // The tasks were never triggered: name the coordinator that holds the trigger back.
     WaitState w;
@@ -246,10 +254,11 @@ void JobMaster::checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>&
         w.since = work ? work->since : 0;
       }
     }
-    observer_.checkpoint_wait(sim_.now(), id, late.front(), w);
+    observer_.checkpoint_wait(sim_.now(), id, late.front(), w, slow);
     return;
   }
-  for (const TaskRef& t : late) observer_.checkpoint_wait(sim_.now(), id, t, tasks_.wait_state(t, id));
+  for (const TaskRef& t : late)
+    observer_.checkpoint_wait(sim_.now(), id, t, tasks_.wait_state(t, id), slow);
 }
 
 void JobMaster::acknowledge_checkpoint(std::int64_t id, TaskRef task, const SubtaskAck& metrics,

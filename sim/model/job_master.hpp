@@ -57,6 +57,7 @@ class JobMaster final : public core::EventHandler,
   void notify_checkpoint_aborted(std::int64_t id, std::int64_t latest, SimTime) override;
   void request_finished(std::uint64_t request_id, const RequestOutcome& outcome) override;
   void checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>& late) override;
+  void checkpoint_slow(std::int64_t id, const std::vector<TaskRef>& late) override;
   // CheckpointFailureManager::Callbacks
   void fail_job(const std::string& message) override;
   void fail_job_due_to_task_failure(const std::string& message, TaskRef attempt) override;
@@ -86,6 +87,8 @@ class JobMaster final : public core::EventHandler,
     std::optional<TaskRef> only_if_running;
   };
 
+  // What the late tasks of checkpoint `id` wait for, to the observer (at expiry, or slow).
+  void report_waits(std::int64_t id, const std::vector<TaskRef>& late, bool slow);
   void submit(const CompletedCheckpoint* restore_from);
   // The Flink configuration of the current submission (a start may change it).
   const FlinkConfig& flink() const { return flink_ ? *flink_ : scenario_.flink; }

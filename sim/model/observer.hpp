@@ -137,8 +137,10 @@ class Observer {
                                     Duration /*duration*/, Duration /*finalization*/,
                                     const std::string& /*external_path*/) {}
   virtual void checkpoint_expired(SimTime, std::int64_t /*id*/) {}
-  // At expiry, for every subtask that had not acknowledged: what it was waiting for.
-  virtual void checkpoint_wait(SimTime, std::int64_t /*id*/, TaskRef, const WaitState&) {}
+  // At expiry (slow: at half the timeout), for every subtask that had not acknowledged: what it
+  // was waiting for.
+  virtual void checkpoint_wait(SimTime, std::int64_t /*id*/, TaskRef, const WaitState&,
+                               bool /*slow*/) {}
   virtual void checkpoint_declined(SimTime, std::int64_t /*id*/, TaskRef,
                                    const CheckpointException&) {}
   // A pending checkpoint was aborted (its stats entry becomes FAILED).

@@ -2,6 +2,8 @@
 // CheckpointRequestDecider, JobMaster/DefaultScheduler, ExecutionGraph), from the model's facts.
 #include "sim/run/recorder.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/core/random.hpp"
@@ -294,12 +296,29 @@ void Recorder::late_subtask_stats(SimTime t, std::int64_t id, const model::Subta
   record_stats(s, t, a);
 }
 
+namespace {
+// A completed checkpoint is explained by its slowest subtask: of those that had not acknowledged
+// at half the timeout, the one that acknowledged last.
+void keep_slowest(CheckpointRecord& c) {
+  if (c.slow_waits.size() <= 1) return;
+  const auto ack = [&](const WaitRecord& w) {
+    return c.subtasks[static_cast<std::size_t>(w.vertex)][static_cast<std::size_t>(w.subtask)]
+        .ack_time;
+  };
+  const auto last = std::max_element(
+      c.slow_waits.begin(), c.slow_waits.end(),
+      [&](const WaitRecord& a, const WaitRecord& b) { return ack(a) < ack(b); });
+  c.slow_waits = {*last};
+}
+}  // namespace
+
 void Recorder::checkpoint_completed(SimTime t, std::int64_t id, std::int64_t bytes,
                                     Duration duration, Duration finalization,
                                     const std::string& path) {
   if (CheckpointRecord* c = find(id)) {
     c->status = CheckpointStatus::completed;
     c->end_time = t;
+    keep_slowest(*c);
     c->external_path = path;
     --result_.counts.in_progress;
     ++result_.counts.completed;
@@ -323,8 +342,8 @@ void Recorder::checkpoint_expired(SimTime t, std::int64_t id) {
       fmt::format("Checkpoint {} of job {} expired before completing.", id, result_.job_id));
 }
 
-void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
-                               const model::WaitState& w) {
+void Recorder::checkpoint_wait(SimTime t, std::int64_t id, model::TaskRef task,
+                               const model::WaitState& w, bool slow) {
   CheckpointRecord* c = find(id);
   if (!c) return;
   static constexpr const char* kKinds[] = {
@@ -353,7 +372,12 @@ void Recorder::checkpoint_wait(SimTime, std::int64_t id, model::TaskRef task,
   r.failed_at = w.failed_at;
   r.error = w.error;
   r.chunk_rows = w.chunk_rows;
-  c->waits.push_back(r);
+  if (!slow) {
+    c->waits.push_back(r);
+    return;
+  }
+  c->slow_probe_time = t;
+  c->slow_waits.push_back(r);
 }
 
 void Recorder::checkpoint_declined(SimTime t, std::int64_t id, model::TaskRef task,
@@ -375,6 +399,8 @@ void Recorder::checkpoint_aborted(SimTime t, std::int64_t id,
   c->end_time = t;
   c->failure_reason = ex.reason;
   c->failure_message = ex.get_message();
+  c->slow_waits.clear();  // only completed checkpoints are explained as slow
+  c->slow_probe_time = -1;
   --result_.counts.in_progress;
   ++result_.counts.failed;
 }

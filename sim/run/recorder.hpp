@@ -31,8 +31,8 @@ class Recorder final : public model::Observer {
   void checkpoint_completed(SimTime, std::int64_t id, std::int64_t bytes, Duration duration,
                             Duration finalization, const std::string& path) override;
   void checkpoint_expired(SimTime, std::int64_t id) override;
-  void checkpoint_wait(SimTime, std::int64_t id, model::TaskRef,
-                       const model::WaitState&) override;
+  void checkpoint_wait(SimTime, std::int64_t id, model::TaskRef, const model::WaitState&,
+                       bool slow) override;
   void checkpoint_declined(SimTime, std::int64_t id, model::TaskRef,
                            const model::CheckpointException&) override;
   void checkpoint_aborted(SimTime, std::int64_t id, const model::CheckpointException&) override;

@@ -129,6 +129,10 @@ struct CheckpointRecord {
   int num_acknowledged = 0;
   std::vector<std::vector<SubtaskStats>> subtasks;  // [vertex][subtask]
   std::vector<WaitRecord> waits;       // expired checkpoints: why each late subtask waited
+  // A checkpoint still pending at half its timeout: why the subtasks not acknowledged then
+  // waited; once it completes, only the one that acknowledged last (its slowest subtask).
+  std::vector<WaitRecord> slow_waits;
+  SimTime slow_probe_time = -1;
   // An imported (real) checkpoint: the size its completion line gave (-1: none, or simulated,
   // whose sizes are the subtasks').
   std::int64_t imported_size = -1;

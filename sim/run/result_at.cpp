@@ -22,6 +22,8 @@ void cut_checkpoint(CheckpointRecord& c, SimTime t) {
   c.external_path.clear();
   c.discarded = false;
   c.waits.clear();
+  c.slow_waits.clear();
+  c.slow_probe_time = -1;
   c.num_acknowledged = 0;
   c.latest_ack_time = -1;
   for (auto& vertex : c.subtasks)

@@ -136,6 +136,23 @@ TEST_CASE("a skewed job's slowest checkpoint names its critical subtask and phas
   CHECK(count(html, "<details class=\"expand\">") == r.vertices.size());
 }
 
+TEST_CASE("a checkpoint still pending at half its timeout shows what held its slowest subtask") {
+  // stalled-sink with the stall ending after 8 min: checkpoint 4 completes after it.
+  const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml",
+                                           {"timeline[0].for=8 min", "duration=25 min"});
+  const fs::path dir = written(r, "slow");
+  std::string error;
+  const auto report = analysis::read_run_dir(dir, error);
+  REQUIRE(report);
+  const std::string html = analysis::run_report_html(*report);
+  const auto at = html.find("id=\"checkpoint-4\"");
+  REQUIRE(at != std::string::npos);
+  const std::string entry = html.substr(at, html.find("</details>", at) - at);
+  CHECK(entry.find(" open>") != std::string::npos);
+  CHECK(entry.find("acknowledged last") != std::string::npos);  // the critical path first
+  CHECK(entry.find("At half the timeout: Sink: Warehouse (") != std::string::npos);
+}
+
 TEST_CASE("the configuration table lists what differs from Flink's checkpoint defaults") {
   nlohmann::ordered_json config = {{"mode", "exactly_once"}, {"timeout", 600000},
                                    {"min_pause", 500},      {"max_concurrent", 1},

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "tests/support/run_file.hpp"
+#include "analysis/story.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/writers/writers.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -380,6 +381,48 @@ TEST_CASE("why it waited: the expired checkpoint names the stalled sink and the 
   REQUIRE(summary["diagnosis"].size() >= 1);
   CHECK(summary["diagnosis"][0]["checkpoint"] == expired->id);
   CHECK(summary["diagnosis"][0]["unacknowledged"].size() == 4);
+}
+
+TEST_CASE("a completed checkpoint still pending at half its timeout is explained by its slowest "
+          "subtask, in the story and summary.json",
+          "[e2e][diagnosis]") {
+  // The sink stalls from 10 min to 18 min. Checkpoint 4 (triggered at about 12 min, timeout
+  // 10 min) is probed at about 17 min, when Enrich's barriers wait behind data and both sink
+  // subtasks are blocked; it completes after the stall, the sink acknowledging last.
+  const run::RunResult r = tests::run_file("scenarios/examples/stalled-sink.yaml",
+                                           {"timeline[0].for=8 min", "duration=25 min"});
+  const run::CheckpointRecord* slow = nullptr;
+  for (const auto& c : r.checkpoints) {
+    if (c.status != run::CheckpointStatus::completed) continue;
+    if (c.id < 4) CHECK(c.slow_waits.empty());  // done long before half the timeout
+    if (c.id == 4) slow = &c;
+  }
+  REQUIRE(slow != nullptr);
+  CHECK(slow->waits.empty());
+  REQUIRE(slow->slow_waits.size() == 1);  // of the four late subtasks, the one that acked last
+  const run::WaitRecord& w = slow->slow_waits.front();
+  CHECK(w.vertex == 2);
+  CHECK(w.kind == "blocked_in_user_call");
+  // Half the timeout after the pending checkpoint was created (as its canceller), a few ms after
+  // the trigger's timestamp.
+  CHECK(slow->slow_probe_time >= slow->trigger_time + core::minutes(5));
+  CHECK(slow->slow_probe_time < slow->trigger_time + core::minutes(5) + core::kSecond);
+  const auto& last = slow->subtasks[2][static_cast<std::size_t>(w.subtask)];
+  for (const auto& vertex : slow->subtasks)
+    for (const run::SubtaskStats& s : vertex) CHECK(s.ack_time <= last.ack_time);
+  const auto summary = run::summary_json(r);
+  REQUIRE(summary.contains("slow_checkpoints"));
+  CHECK(summary["slow_checkpoints"][0]["checkpoint"] == 4);
+  CHECK(summary["slow_checkpoints"][0]["waiting_for"] == "blocked_in_user_call");
+  const std::string story = analysis::format_story(r);
+  CHECK(story.find("- slow: at 00:") != std::string::npos);
+  CHECK(story.find("half the timeout, Sink: Warehouse (") != std::string::npos);
+  // Without the stall ending, checkpoint 4 expires: its expiry explains it, not a slow line.
+  const run::RunResult stuck =
+      tests::run_file("scenarios/examples/stalled-sink.yaml", {"duration=25 min"});
+  for (const auto& c : stuck.checkpoints)
+    if (c.status == run::CheckpointStatus::failed) CHECK(c.slow_waits.empty());
+  CHECK(!run::summary_json(stuck).contains("slow_checkpoints"));
 }
 
 TEST_CASE("time series: busy + back-pressured + idle make 1000 ms per second; a stalled sink is "

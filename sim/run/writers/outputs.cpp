@@ -85,6 +85,24 @@ ordered_json summary_json(const RunResult& r) {
     }
   }
   out["diagnosis"] = std::move(diagnosis);
+  // Completed checkpoints still pending at half their timeout, by their slowest subtask; only
+  // when there are some, so other runs keep their bytes.
+  ordered_json slow = ordered_json::array();
+  for (const auto* list : {&r.earlier_checkpoints, &r.checkpoints})
+    for (const CheckpointRecord& c : *list) {
+      if (c.status != CheckpointStatus::completed || c.slow_waits.empty()) continue;
+      const WaitRecord& w = c.slow_waits.front();
+      ordered_json item;
+      item["checkpoint"] = c.id;
+      item["duration_ms"] = core::to_millis(c.end_time - c.trigger_time);
+      item["probed_at_ms"] = core::to_millis(c.slow_probe_time);
+      item["vertex"] = r.vertices[static_cast<std::size_t>(w.vertex)].name;
+      item["subtask"] = w.subtask;
+      item["waiting_for"] = w.kind;
+      item["explanation"] = describe_wait(r, w);
+      slow.push_back(std::move(item));
+    }
+  if (!slow.empty()) out["slow_checkpoints"] = std::move(slow);
   ordered_json failures = ordered_json::array();
   for (const RunResult::TaskFailure& f : r.task_failures) {
     ordered_json item;
