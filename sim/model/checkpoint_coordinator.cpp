@@ -23,7 +23,6 @@ struct CheckpointCoordinator::PendingCheckpoint {
   bool finalizing = false;  // writing its _metadata file: completes whatever comes meanwhile
   Duration store_add = 0;   // the CompletedCheckpointStore's part of its finalization
   core::EventId canceller;
-  core::EventId slow_probe;  // ckptsim's own: at half the timeout, asks why it is slow
   std::int64_t state_size = 0;
   std::map<std::pair<int, int>, TaskSnapshot> states;
 
@@ -265,10 +264,7 @@ void CheckpointCoordinator::on_create_pending() {
   // exists, with its own timeout.
   pc->canceller = sim_.schedule_in(config_.checkpointing.timeout, this, kCanceller,
                                    static_cast<std::uint64_t>(pc->id));
-  // Not Flink's: the diagnosis asks the tasks still pending at half the timeout what holds them
-  // (a checkpoint that completes after that is explained by its slowest subtask).
-  pc->slow_probe = sim_.schedule_in(config_.checkpointing.timeout / 2, this, kSlowProbe,
-                                    static_cast<std::uint64_t>(pc->id));
+  gateway_.checkpoint_pending(pc->id, config_.checkpointing.timeout);
   outcomes_.at(pc->request_id).checkpoint_id = pc->id;
   CheckpointStart start;
   start.id = pc->id;
@@ -280,6 +276,12 @@ void CheckpointCoordinator::on_create_pending() {
   pending_[id] = std::move(pc);
   observer_.checkpoint_triggered(sim_.now(), start);
   sim_.schedule_in(config_.storage_init_latency, this, kStorageInitialized);
+}
+
+std::vector<TaskRef> CheckpointCoordinator::unacknowledged(std::int64_t id) const {
+  const auto it = pending_.find(id);
+  if (it == pending_.end() || it->second->disposed || it->second->finalizing) return {};
+  return it->second->unacknowledged();
 }
 
 bool CheckpointCoordinator::master_step_active(std::size_t i, SimTime at, bool hangs) const {
@@ -427,7 +429,6 @@ void CheckpointCoordinator::abort_pending_checkpoint(PendingCheckpoint& pc,
   // PendingCheckpoint.abort: fail the future, dispose, cancel the canceller.
   pc.disposed = true;
   sim_.cancel(pc.canceller);
-  sim_.cancel(pc.slow_probe);
   finish_request(pc.request_id, ex.reason, pc.id);
   observer_.checkpoint_aborted(sim_.now(), pc.id, ex);
   handle_failure(&pc, pc.props, ex, attempt, true, pc.id);
@@ -546,7 +547,6 @@ void CheckpointCoordinator::maybe_complete(PendingCheckpoint& pc) {
   pc.finalizing = true;
   pc.store_add = store_add;
   sim_.cancel(pc.canceller);
-  sim_.cancel(pc.slow_probe);
   finalized_until_ = std::max(finalized_until_, sim_.now()) + write + store_add;
   sim_.schedule_at(finalized_until_, this, kFinalized, static_cast<std::uint64_t>(pc.id));
 }
@@ -575,7 +575,6 @@ void CheckpointCoordinator::complete_pending_checkpoint(PendingCheckpoint& pc,
   // finalizeCheckpoint disposes the pending checkpoint without discarding its state.
   pc.disposed = true;
   sim_.cancel(pc.canceller);
-  sim_.cancel(pc.slow_probe);
   const CheckpointProperties props = pc.props;
   const std::uint64_t request_id = pc.request_id;
 
@@ -799,12 +798,6 @@ void CheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t arg) {
     case kStorageInitialized: on_storage_initialized(); break;
     case kCoordinatorsDone: on_coordinators_done(); break;
     case kHooksDone: on_hooks_done(); break;
-    case kSlowProbe: {
-      auto it = pending_.find(static_cast<std::int64_t>(arg));
-      if (it != pending_.end() && !it->second->disposed)
-        gateway_.checkpoint_slow(it->first, it->second->unacknowledged());
-      break;
-    }
     case kCanceller: {
       // CheckpointCanceller.run
       auto it = pending_.find(static_cast<std::int64_t>(arg));

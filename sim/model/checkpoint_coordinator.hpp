@@ -62,9 +62,8 @@ class CheckpointCoordinatorGateway {
   virtual void request_finished(std::uint64_t /*request_id*/, const RequestOutcome&) {}
   // The CheckpointCanceller is about to expire a checkpoint these tasks never acknowledged.
   virtual void checkpoint_expiring(std::int64_t /*id*/, const std::vector<TaskRef>& /*late*/) {}
-  // ckptsim's diagnosis, not Flink: the checkpoint is still pending at half its timeout and
-  // these tasks have not acknowledged it.
-  virtual void checkpoint_slow(std::int64_t /*id*/, const std::vector<TaskRef>& /*late*/) {}
+  // A pending checkpoint was created with its own timeout (ckptsim's diagnosis watches it).
+  virtual void checkpoint_pending(std::int64_t /*id*/, Duration /*timeout*/) {}
   // How long master step `step`'s checkpoint call must first wait for its coordinator thread
   // (a split enumerator busy with split queries), on top of its own duration.
   virtual Duration coordinator_busy(std::size_t /*step*/) { return 0; }
@@ -189,6 +188,9 @@ class CheckpointCoordinator final : public core::EventHandler,
   bool in_coordinators_stage(std::int64_t id) const;
   std::vector<std::int64_t> pending_checkpoint_ids() const;
   bool is_pending(std::int64_t id) const { return pending_.count(id) != 0; }
+  // The tasks that have not acknowledged pending checkpoint `id` (none once it is disposed or
+  // being finalized).
+  std::vector<TaskRef> unacknowledged(std::int64_t id) const;
   int acknowledged_tasks(std::int64_t id) const;
   std::size_t queued_requests() const { return decider_.queued(); }
   bool is_triggering() const { return is_triggering_; }
@@ -225,7 +227,7 @@ class CheckpointCoordinator final : public core::EventHandler,
   enum Event : std::uint32_t {
     kPeriodicTrigger, kPlanDone, kIdAllocated, kCreatePending, kStorageInitialized,
     kCoordinatorsDone, kHooksDone, kCanceller, kExecuteQueuedRequest, kAbortAfterRpcFailure,
-    kFinalized, kSlowProbe,
+    kFinalized,
   };
 
   // CheckpointRequestDecider::Context

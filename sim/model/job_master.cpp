@@ -104,6 +104,8 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   observer_.job_submitted(sim_.now(), submission_);
   tasks_.job_submitted();
   if (coordinator_) finished_coordinators_.push_back(std::move(coordinator_));
+  for (auto& [id, probe] : slow_probes_) sim_.cancel(probe);  // ids start again with the new one
+  slow_probes_.clear();
   CheckpointCoordinatorConfig cc;
   cc.checkpointing = this->flink().checkpointing;
   cc.version = scenario_.flink.version;
@@ -210,6 +212,7 @@ CostLaw::Inputs JobMaster::master_cost_inputs() {
 }
 
 void JobMaster::notify_checkpoint_complete(std::int64_t id, SimTime) {
+  cancel_slow_probe(id);
   tasks_.notify_checkpoint_complete(id);
   anchor_reached(ActionAnchor::checkpoint_completed, id);
   main_thread_.execute(this, kCoordinatorsCompleted, static_cast<std::uint64_t>(id),
@@ -222,6 +225,7 @@ void JobMaster::notify_checkpoint_complete(std::int64_t id, SimTime) {
 }
 
 void JobMaster::notify_checkpoint_aborted(std::int64_t id, std::int64_t, SimTime) {
+  cancel_slow_probe(id);
   tasks_.notify_checkpoint_aborted(id);
   // sendAbortedMessages runs after the failure manager: an expiry that fails the job has its
   // failGlobal on the main thread first, so the coordinators hear of the abort after it.
@@ -229,12 +233,21 @@ void JobMaster::notify_checkpoint_aborted(std::int64_t id, std::int64_t, SimTime
                        kCoordinatorNotification);
 }
 
+void JobMaster::cancel_slow_probe(std::int64_t id) {
+  const auto it = slow_probes_.find(id);
+  if (it == slow_probes_.end()) return;
+  sim_.cancel(it->second);
+  slow_probes_.erase(it);
+}
+
 void JobMaster::checkpoint_expiring(std::int64_t id, const std::vector<TaskRef>& late) {
   report_waits(id, late, false);
 }
 
-void JobMaster::checkpoint_slow(std::int64_t id, const std::vector<TaskRef>& late) {
-  report_waits(id, late, true);
+void JobMaster::checkpoint_pending(std::int64_t id, Duration timeout) {
+  // The diagnosis asks the tasks still pending at half the timeout what holds them (a
+  // checkpoint that completes after that is explained by its slowest subtask).
+  slow_probes_[id] = sim_.schedule_in(timeout / 2, this, kSlowProbe, static_cast<std::uint64_t>(id));
 }
 
 void JobMaster::report_waits(std::int64_t id, const std::vector<TaskRef>& late, bool slow) {
@@ -562,6 +575,14 @@ void JobMaster::on_event(std::uint32_t kind, std::uint64_t arg) {
   switch (static_cast<Event>(kind)) {
     case kTimelineAction: run_action(scenario_.timeline[arg]); break;
     case kTimelineOccurrence: occurrence(arg); break;
+    case kSlowProbe: {
+      const auto id = static_cast<std::int64_t>(arg);
+      slow_probes_.erase(id);
+      if (!coordinator_) break;
+      if (const std::vector<TaskRef> late = coordinator_->unacknowledged(id); !late.empty())
+        report_waits(id, late, true);
+      break;
+    }
     case kGlobalFailure: handle_failure(failures_[arg]); break;
     case kFailureHandled: maybe_restart_tasks(); break;
     case kRestartTasks: restart_tasks(arg); break;
