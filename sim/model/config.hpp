@@ -215,6 +215,7 @@ struct VertexSpec {
   std::optional<KafkaSinkSpec> kafka_sink;
   std::optional<KafkaSourceSpec> kafka_source;
   std::optional<JdbcSinkSpec> jdbc_sink;
+  std::optional<TransactionalSinkSpec> transactional_sink;  // StarRocks, Iceberg, Paimon
 };
 
 struct JobSpec {

@@ -58,6 +58,7 @@ JobSpec chain_operators(const JobSpec& job) {
     if (op.doris) task.doris = op.doris;
     if (op.kafka_sink) task.kafka_sink = op.kafka_sink;
     if (op.jdbc_sink) task.jdbc_sink = op.jdbc_sink;
+    if (op.transactional_sink) task.transactional_sink = op.transactional_sink;
     task.operators.push_back(op.name);
     task.name += " -> " + op.name;
     flow[v] = in * op.selectivity;

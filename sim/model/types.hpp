@@ -86,6 +86,8 @@ struct Committable {
   std::int64_t checkpoint = 0;  // the checkpoint whose snapshot precommitted it
   core::SimTime opened = 0;     // its first record
   std::int64_t records = 0;
+  core::SimTime prepared = 0;   // when it was precommitted (the system's prepared timeout)
+  std::string label;            // the system's name for it (a StarRocks label), if any
 };
 
 }  // namespace ckptsim::model

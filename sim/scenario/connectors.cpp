@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "sim/model/connectors/two_phase_commit/transactional_profile.hpp"
 #include "sim/scenario/internal.hpp"
 
 namespace ckptsim::scenario::detail {
@@ -225,6 +226,132 @@ void read_kafka_sink_options(Context& ctx, const Node& map, model::KafkaSinkSpec
   }
 }
 
+// A number of seconds (StarRocks sends sink.properties.timeout as the `timeout` header in
+// seconds; FE configurations are in seconds), or a duration.
+std::optional<core::Duration> read_seconds(Context& ctx, const Node& node) {
+  if (node.is_scalar()) {
+    const std::string_view text = trim(node.text);
+    std::int64_t sec = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), sec);
+    if (!text.empty() && ec == std::errc() && end == text.data() + text.size() && sec >= 0 &&
+        sec <= 100LL * 365 * 86400)
+      return core::seconds(sec);
+    if (text.empty() || text.find_first_of("0123456789") == std::string_view::npos) {
+      ctx.error(node.loc, "expected a number of seconds or a duration, got " + describe(node),
+                "write e.g. '600' (seconds) or '10 min'");
+      return std::nullopt;
+    }
+  }
+  return read_duration(ctx, node);
+}
+
+void read_transactional_system(Context& ctx, const Node& map, model::TransactionalSystemSpec& sys) {
+  std::vector<std::string> keys = {"kind", "database", "ingest", "commit-latency"};
+  const bool starrocks = sys.kind == model::TransactionalProfile::starrocks;
+  if (starrocks) {
+    keys.push_back("prepared_transaction_default_timeout_second");
+    keys.push_back("label_keep_max_second");
+  }
+  for (const Entry& e : map.entries) {
+    if (e.key == "kind") continue;
+    if (e.key == "database") {
+      if (auto s = read_string(ctx, e.value)) sys.database = *s;
+    } else if (e.key == "ingest") {
+      if (auto r = read_rate(ctx, e.value, true)) sys.ingest_bytes_per_second = std::max(1.0, *r);
+    } else if (e.key == "commit-latency") {
+      if (auto d = read_duration(ctx, e.value)) sys.commit_latency = *d;
+    } else if (starrocks && e.key == "prepared_transaction_default_timeout_second") {
+      if (auto d = read_seconds(ctx, e.value)) sys.prepared_timeout = *d;
+    } else if (starrocks && e.key == "label_keep_max_second") {
+      if (auto d = read_seconds(ctx, e.value)) sys.label_retention = *d;
+    } else {
+      unknown_key(ctx, e, std::string(model::to_string(sys.kind)) + " system", keys);
+    }
+  }
+}
+
+// The StarRocks exactly-once sink reads its cache and transaction options; the rest say where
+// the data goes, or could change timing and are not modelled (retries V2 does not make for a
+// plain exactly-once sink, connection timeouts, the at-least-once flush interval).
+const UnreadOptions kStarRocksUnread = {
+    "StarRocks",
+    {"jdbc-url", "load-url", "username", "password", "database-name", "sink.properties.format",
+     "sink.properties.strip_outer_array", "sink.properties.columns",
+     "sink.properties.row_delimiter", "sink.properties.column_separator"},
+    {"sink.version", "sink.buffer-flush.interval-ms", "sink.max-retries", "sink.retry.interval-ms",
+     "sink.connect.timeout-ms", "sink.socket.timeout-ms", "sink.wait-for-continue.timeout-ms",
+     "sink.exactly-once.enable-abort-lingering-txn", "sink.exactly-once.check-num-lingering-txn",
+     "sink.properties.prepared_timeout", "sink.publish-timeout.ms", "sink.parallelism"},
+    {"sink.properties."}};
+const UnreadOptions kIcebergUnread = {
+    "Iceberg",
+    {"catalog-name", "catalog-type", "catalog-impl", "catalog-database", "catalog-table",
+     "warehouse", "uri", "write.format.default"},
+    {"write.upsert.enabled", "write.distribution-mode", "write.target-file-size-bytes",
+     "flink.max-continuous-empty-commits", "commit.status-check.num-retries", "sink.parallelism"},
+    {}};
+const UnreadOptions kPaimonUnread = {
+    "Paimon",
+    {"path", "warehouse", "metastore", "file.format"},
+    {"snapshot.expire.limit", "snapshot.expire.execution-mode", "snapshot.num-retained.min",
+     "snapshot.num-retained.max", "snapshot.time-retained", "bucket", "changelog-producer",
+     "write-buffer-size", "commit.force-compact", "commit.user-prefix", "sink.parallelism"},
+    {}};
+
+void read_transactional_sink_options(Context& ctx, const Node& map,
+                                     model::TransactionalSinkSpec& sink) {
+  using P = model::TransactionalProfile;
+  const P p = sink.profile;
+  const UnreadOptions& unread = p == P::starrocks ? kStarRocksUnread
+                                : p == P::iceberg ? kIcebergUnread
+                                                  : kPaimonUnread;
+  const std::vector<std::string> read =
+      p == P::starrocks ? std::vector<std::string>{"sink.semantic", "sink.label-prefix",
+                                                   "sink.properties.timeout",
+                                                   "sink.buffer-flush.max-bytes", "table-name"}
+      : p == P::iceberg ? std::vector<std::string>{"commit.retry.num-retries",
+                                                   "commit.retry.min-wait-ms",
+                                                   "commit.retry.max-wait-ms",
+                                                   "commit.retry.total-timeout-ms"}
+                        : std::vector<std::string>{"commit.max-retries", "commit.min-retry-wait",
+                                                   "commit.max-retry-wait", "commit.timeout"};
+  const std::vector<std::string> known = known_keys(read, unread);
+  const auto has = [&](const std::string& k) {
+    return std::find(read.begin(), read.end(), k) != read.end();
+  };
+  for (const Entry& e : map.entries) {
+    if (!has(e.key)) {
+      if (!accept_unread(ctx, e, unread))
+        unknown_key(ctx, e, std::string(model::to_string(p)) + " option", known);
+      continue;
+    }
+    if (e.key == "sink.semantic") {
+      if (auto g = read_enum<bool>(ctx, e.value, "sink.semantic",
+                                   {{"exactly-once", true}, {"at-least-once", false}});
+          g && !*g)
+        ctx.error(e.value.loc, "ckptsim models the StarRocks sink's exactly-once mode",
+                  "write 'sink.semantic: exactly-once', or model the at-least-once sink as a "
+                  "plain vertex");
+    } else if (e.key == "sink.label-prefix") {
+      if (auto s = read_string(ctx, e.value)) sink.label_prefix = *s;
+    } else if (e.key == "sink.properties.timeout") {
+      if (auto d = read_seconds(ctx, e.value)) sink.transaction_timeout = *d;
+    } else if (e.key == "sink.buffer-flush.max-bytes") {
+      if (auto n = read_size(ctx, e.value)) sink.flush_bytes = std::max<std::int64_t>(1, *n);
+    } else if (e.key == "table-name") {
+      if (auto s = read_string(ctx, e.value)) sink.table = *s;
+    } else if (e.key == "commit.retry.num-retries" || e.key == "commit.max-retries") {
+      if (auto n = read_int(ctx, e.value, e.key, 0)) sink.commit_retries = *n;
+    } else if (e.key == "commit.retry.min-wait-ms" || e.key == "commit.min-retry-wait") {
+      if (auto d = read_millis(ctx, e.value)) sink.retry_min_wait = *d;
+    } else if (e.key == "commit.retry.max-wait-ms" || e.key == "commit.max-retry-wait") {
+      if (auto d = read_millis(ctx, e.value)) sink.retry_max_wait = *d;
+    } else if (e.key == "commit.retry.total-timeout-ms" || e.key == "commit.timeout") {
+      if (auto d = read_millis(ctx, e.value)) sink.retry_total_timeout = *d;
+    }
+  }
+}
+
 const std::vector<std::pair<std::string, model::CdcStartupMode>>& startup_modes() {
   using M = model::CdcStartupMode;
   static const std::vector<std::pair<std::string, M>> modes = {
@@ -347,14 +474,20 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     if (!expect_map(ctx, e.value, "a system such as '{kind: doris, ingest: 20 MB/s}'")) continue;
     const Entry* kind = e.value.find("kind");
     if (kind == nullptr) {
-      ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'", "kinds: mysql, doris, kafka, jdbc");
+      ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'",
+                "kinds: mysql, doris, kafka, jdbc, starrocks, iceberg, paimon");
       continue;
     }
     const auto k = read_enum<int>(ctx, kind->value, "system kind",
-                                  {{"mysql", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3}});
+                                  {{"mysql", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
+                                   {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6}});
     if (!k) continue;
+    const auto profile = static_cast<model::TransactionalProfile>(std::max(0, *k - 4));
+    const bool second_transactional =
+        *k >= 4 && std::any_of(systems.transactional.begin(), systems.transactional.end(),
+                               [&](const model::TransactionalSystemSpec& t) { return t.kind == profile; });
     if ((*k == 0 && systems.mysql) || (*k == 1 && systems.doris) || (*k == 2 && systems.kafka) ||
-        (*k == 3 && systems.jdbc)) {
+        (*k == 3 && systems.jdbc) || second_transactional) {
       ctx.error(e.key_loc, "a second " + kind->value.text + " system",
                 "ckptsim models one system of each kind per scenario");
       continue;
@@ -371,10 +504,15 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
       systems.kafka.emplace();
       systems.kafka->name = e.key;
       read_kafka(ctx, e.value, *systems.kafka);
-    } else {
+    } else if (*k == 3) {
       systems.jdbc.emplace();
       systems.jdbc->name = e.key;
       read_jdbc(ctx, e.value, *systems.jdbc);
+    } else {
+      model::TransactionalSystemSpec& t = systems.transactional.emplace_back();
+      t.name = e.key;
+      t.kind = profile;
+      read_transactional_system(ctx, e.value, t);
     }
   }
 }
@@ -395,14 +533,20 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     return;
   }
   const auto kind = read_enum<int>(ctx, connector->value, "connector",
-                                   {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3}});
+                                   {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
+                                    {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6}});
   if (!kind) return;
-  static constexpr const char* kSystemKinds[] = {"mysql", "doris", "kafka", "jdbc"};
+  static constexpr const char* kSystemKinds[] = {"mysql",     "doris",   "kafka", "jdbc",
+                                                 "starrocks", "iceberg", "paimon"};
   const char* needed = kSystemKinds[*kind];
-  const std::string system_name = *kind == 0   ? (systems.mysql ? systems.mysql->name : "")
-                                  : *kind == 1 ? (systems.doris ? systems.doris->name : "")
-                                  : *kind == 2 ? (systems.kafka ? systems.kafka->name : "")
-                                               : (systems.jdbc ? systems.jdbc->name : "");
+  const auto profile = static_cast<model::TransactionalProfile>(std::max(0, *kind - 4));
+  std::string system_name = *kind == 0   ? (systems.mysql ? systems.mysql->name : "")
+                            : *kind == 1 ? (systems.doris ? systems.doris->name : "")
+                            : *kind == 2 ? (systems.kafka ? systems.kafka->name : "")
+                            : *kind == 3 ? (systems.jdbc ? systems.jdbc->name : "")
+                                         : "";
+  for (const model::TransactionalSystemSpec& t : systems.transactional)
+    if (*kind >= 4 && t.kind == profile) system_name = t.name;
   if (system_name.empty()) {
     ctx.error(connector->value.loc,
               "connector '" + connector->value.text + "' needs a " + needed + " system",
@@ -439,6 +583,28 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     for (const Entry* e : {tables, table, model_entry})
       if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' does not apply to a kafka sink");
     v.kafka_sink = kafka;
+    return;
+  }
+  if (*kind >= 4) {
+    model::TransactionalSinkSpec sink = model::default_sink_spec(profile);
+    sink.table = v.name;
+    sink.row_bytes = v.record_size;
+    if (!v.input)
+      ctx.error(connector->value.loc,
+                "a " + connector->value.text + " connector is a sink: '" + v.name + "' has no input",
+                "add 'input: <upstream vertex>'");
+    if (options != nullptr &&
+        expect_map(ctx, options->value, "a map of " + connector->value.text + " sink options"))
+      read_transactional_sink_options(ctx, options->value, sink);
+    if (profile == model::TransactionalProfile::starrocks &&
+        (options == nullptr || options->value.find("sink.semantic") == nullptr))
+      ctx.error(connector->key_loc, "ckptsim models the StarRocks sink's exactly-once mode",
+                "add 'sink.semantic: exactly-once' to its options");
+    for (const Entry* e : {tables, table, model_entry})
+      if (e != nullptr)
+        ctx.error(e->key_loc, "'" + e->key + "' does not apply to a " + connector->value.text +
+                                  " sink");
+    v.transactional_sink = sink;
     return;
   }
   if (*kind == 3) {
@@ -506,10 +672,15 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
   if (scenario.systems.mysql) names.push_back(scenario.systems.mysql->name);
   if (scenario.systems.doris) names.push_back(scenario.systems.doris->name);
   if (scenario.systems.jdbc) names.push_back(scenario.systems.jdbc->name);
+  bool is_transactional = false;
+  for (const model::TransactionalSystemSpec& t : scenario.systems.transactional) {
+    names.push_back(t.name);
+    is_transactional = is_transactional || system == t.name;
+  }
   const bool is_doris = scenario.systems.doris && system == scenario.systems.doris->name;
   const bool is_mysql = scenario.systems.mysql && system == scenario.systems.mysql->name;
   const bool is_jdbc = scenario.systems.jdbc && system == scenario.systems.jdbc->name;
-  if (!is_doris && !is_mysql && !is_jdbc) {
+  if (!is_doris && !is_mysql && !is_jdbc && !is_transactional) {
     std::string hint = did_you_mean(system, names);
     if (hint.empty())
       hint = names.empty() ? "declare the system under 'systems:' first"
@@ -537,7 +708,12 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
   static const std::vector<Op> jdbc_ops = {{"slow-down", K::slow_down, {"factor", "for"}},
                                            {"stall", K::slow_down, {"for"}},
                                            {"reject", K::reject_load, {"count", "error"}}};
-  const std::vector<Op>& ops = is_doris ? doris_ops : is_jdbc ? jdbc_ops : mysql_ops;
+  // A catalog or FE rejects the next commits (a conflict): the committer retries, then gives up.
+  static const std::vector<Op> transactional_ops = {{"reject-commit", K::reject_load, {"count", "error"}}};
+  const std::vector<Op>& ops = is_doris          ? doris_ops
+                               : is_jdbc         ? jdbc_ops
+                               : is_transactional ? transactional_ops
+                                                  : mysql_ops;
   std::vector<std::string> op_names;
   for (const Op& o : ops) op_names.push_back(system + "." + o.name);
   const auto found = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op; });

@@ -134,8 +134,10 @@ class Source {
 class Sink {
  public:
   virtual ~Sink() = default;
-  // A new attempt of writer `index` (its committables restored and committed again).
-  virtual void deploy_writer(int /*index*/, const TaskSnapshot* /*restored*/) {}
+  // A new attempt of writer `index` (its committables restored and committed again), restored
+  // from checkpoint `restored_checkpoint` (0: none).
+  virtual void deploy_writer(int /*index*/, const TaskSnapshot* /*restored*/,
+                             std::int64_t /*restored_checkpoint*/) {}
   // Fails the writer's initialisation (SinkWriter creation / initializeState).
   virtual std::optional<ConnectorException> init_failure(int /*index*/,
                                                          std::int64_t /*restored_checkpoint*/) const {
@@ -154,8 +156,13 @@ class Sink {
   };
   virtual Prepared prepare_commit(int index, std::int64_t checkpoint) = 0;
   virtual void snapshot_state(int /*index*/, TaskSnapshot&) const {}
-  // Committer.commit at notifyCheckpointComplete.
-  virtual void notify_checkpoint_complete(int /*index*/, std::int64_t /*id*/) {}
+  // Committer.commit at notifyCheckpointComplete: the time it takes the task thread (on top of
+  // the vertex's notify-complete cost), or the exception it throws (the task fails after it).
+  struct Committed {
+    Duration took = 0;
+    std::optional<ConnectorException> thrown;
+  };
+  virtual Committed notify_checkpoint_complete(int /*index*/, std::int64_t /*id*/) { return {}; }
   // Why the task thread is inside the writer (true if it is).
   virtual bool explain_wait(int /*index*/, WaitState&) const { return false; }
   // Writer `index`'s attempt is cancelled: its open transactions are aborted.

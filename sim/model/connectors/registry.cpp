@@ -9,11 +9,13 @@ void add_kafka_source(const Scenario&, ConnectorContext&, Connectors&);  // kafk
 void add_doris(const Scenario&, ConnectorContext&, Connectors&);         // doris/
 void add_kafka_sink(const Scenario&, ConnectorContext&, Connectors&);    // kafka/
 void add_jdbc_sink(const Scenario&, ConnectorContext&, Connectors&);     // jdbc/
+void add_transactional_sinks(const Scenario&, ConnectorContext&, Connectors&);  // two_phase_commit/
 
 namespace {
 // Sources first: a sink chained to a source reads its table list.
 constexpr ConnectorFactory kConnectors[] = {&add_mysql_cdc, &add_kafka_source, &add_doris,
-                                            &add_kafka_sink, &add_jdbc_sink};
+                                            &add_kafka_sink, &add_jdbc_sink,
+                                            &add_transactional_sinks};
 }  // namespace
 
 Connectors make_connectors(const Scenario& scenario, ConnectorContext& context) {

@@ -59,11 +59,31 @@ struct JdbcSystemSpec {
   double write_rows_per_second = 20000;
 };
 
+// The transactional sinks' profiles (two_phase_commit/): whose TwoPhaseCommittingSink it is.
+enum class TransactionalProfile { starrocks, iceberg, paimon };
+const char* to_string(TransactionalProfile p);  // "starrocks", "iceberg", "paimon"
+
+// A system a transactional (two-phase-commit) sink commits into: StarRocks (transaction stream
+// load), or a table format's catalog (Iceberg, Paimon). One per profile.
+struct TransactionalSystemSpec {
+  std::string name;
+  TransactionalProfile kind = TransactionalProfile::starrocks;
+  std::string database = "db";
+  double ingest_bytes_per_second = 50.0 * 1024 * 1024;  // a flush's body (StarRocks) or files
+  core::Duration commit_latency = core::milliseconds(100);  // one commit call
+  // StarRocks FE prepared_transaction_default_timeout_second: a PREPARED transaction not committed
+  // within it is aborted by the transaction manager (0: never).
+  core::Duration prepared_timeout = core::seconds(86400);
+  // StarRocks FE label_keep_max_second: how long a finished transaction's label is remembered.
+  core::Duration label_retention = core::seconds(259200);
+};
+
 struct SystemsSpec {
   std::optional<MySqlSystemSpec> mysql;
   std::optional<DorisSystemSpec> doris;
   std::optional<KafkaSystemSpec> kafka;
   std::optional<JdbcSystemSpec> jdbc;
+  std::vector<TransactionalSystemSpec> transactional;  // at most one per profile
 };
 
 // KafkaSource (flink-connector-kafka 3.x): a consumer group behind the head of its topic reads
@@ -122,6 +142,27 @@ struct DorisSinkSpec {
   std::string table;                              // target table when the input is one table
   bool two_phase_commit() const { return enable_2pc.value_or(!unique_key_table); }
   std::int64_t buffer_capacity() const { return buffer_size * buffer_count; }
+};
+
+// A transactional sink's options, under its connector's names (see two_phase_commit/).
+struct TransactionalSinkSpec {
+  TransactionalProfile profile = TransactionalProfile::starrocks;
+  std::string table;
+  std::int64_t row_bytes = 500;
+  // StarRocks (connector 1.2.x, sink.semantic exactly-once, transaction stream load):
+  // sink.properties.timeout, the `timeout` header of /api/transaction/begin, bounds begin ->
+  // prepare (600 s when unset, PR #157/#210); 0 = none.
+  core::Duration transaction_timeout = core::seconds(600);
+  // sink.buffer-flush.max-bytes: a table's cache flushes (and its transaction begins) when full.
+  std::int64_t flush_bytes = 90LL * 1024 * 1024;
+  std::string label_prefix;                 // sink.label-prefix (none: no lingering-txn abort)
+  bool abort_lingering = true;              // sink.exactly-once.enable-abort-lingering-txn
+  // Commit retries on a rejected commit (Iceberg commit.retry.*, Paimon commit.*): attempts
+  // after the first, the waits (min * 2^k, capped) and the total time allowed (0: none).
+  int commit_retries = 0;
+  core::Duration retry_min_wait = 0;
+  core::Duration retry_max_wait = 0;
+  core::Duration retry_total_timeout = 0;
 };
 
 // flink-connector-jdbc JdbcSink / the SQL 'jdbc' connector's sink options

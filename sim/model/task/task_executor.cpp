@@ -439,7 +439,7 @@ void TaskExecutor::deploy(const CompletedCheckpoint* restored, const std::vector
       fresh.flushed_state_size = state->state_size;    // restored SST files
     }
     s = fresh;
-    for (const auto& sink : sinks(s.vertex)) sink->deploy_writer(s.index, state);
+    for (const auto& sink : sinks(s.vertex)) sink->deploy_writer(s.index, state, s.restored_checkpoint);
     set_state(s, ExecutionState::scheduled);
     set_state(s, ExecutionState::deploying);
     const auto state_arg = [&](ExecutionState to) {
@@ -682,8 +682,8 @@ void TaskExecutor::switch_to_running(int id) {
   // SingleInputGate.requestPartitions turns the recovered channels into remote ones with their
   // exclusive buffers; a request that does not fit surfaces at the next read.
   if (auto error = network_.request_exclusive_buffers(id)) {
-    init_failures_[id] = {"java.io.IOException", *error};
-    sim_.schedule_in(rpc_delay(id, false), this, kInitFailed, arg(id));
+    connector_failures_[id] = {"java.io.IOException", *error};
+    sim_.schedule_in(rpc_delay(id, false), this, kConnectorFailed, arg(id));
   }
   if (Source* reader = source(s.vertex)) reader->reader_running(s.index);
   tasks_.wake(id);
@@ -716,10 +716,20 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       // notifyCheckpointAborted does not touch the barrier handler: aligned inputs stay blocked
       // (R5); a checkpoint not yet taken here is remembered and becomes a cancel marker.
       if (!rpc.complete && rpc.id > s.last_checkpoint_taken) s.aborted.insert(rpc.id);
-      if (rpc.complete)  // the sinks' committers commit (notifyCheckpointComplete)
-        for (const auto& sink : sinks(s.vertex)) sink->notify_checkpoint_complete(s.index, rpc.id);
       if (rpc.complete) {
-        const Duration commit = vertex(s).notify_complete.at(cost_inputs(s));
+        // The sinks' committers commit (notifyCheckpointComplete) on the task thread, then the
+        // operators' own notify work; an exception a committer throws fails the task after it.
+        Duration commit = vertex(s).notify_complete.at(cost_inputs(s));
+        std::optional<ConnectorException> thrown;
+        for (const auto& sink : sinks(s.vertex)) {
+          Sink::Committed c = sink->notify_checkpoint_complete(s.index, rpc.id);
+          commit += c.took;
+          if (c.thrown && !thrown) thrown = std::move(c.thrown);
+        }
+        if (thrown) {
+          connector_failures_[rpc.subtask] = *thrown;
+          sim_.schedule_in(commit, this, kConnectorFailed, arg(rpc.subtask));
+        }
         if (commit > 0) {
           tasks_.run_long_mail(rpc.subtask, commit);
           s.mail_checkpoint = rpc.id;
@@ -737,7 +747,7 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
         finish_subtask(rpc.subtask);
       return;
     }
-    case kInitFailed: {
+    case kConnectorFailed: {
       const int id = static_cast<int>(a & 0xffffffU);
       if ((a >> 32) != epoch(id)) return;
       Subtask& s = at(id);
@@ -745,8 +755,8 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       if (s.state != ExecutionState::deploying && s.state != ExecutionState::initializing &&
           s.state != ExecutionState::running)
         return;
-      const auto it = init_failures_.find(id);
-      if (it == init_failures_.end()) return;
+      const auto it = connector_failures_.find(id);
+      if (it == connector_failures_.end()) return;
       const ConnectorException failure = it->second;
       set_state(s, ExecutionState::failed);
       listener_.task_failed({s.vertex, s.index, s.attempt}, failure.exception_class,
@@ -762,14 +772,14 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
         // Task.doRun: setupPartitionsAndGates before INITIALIZING; a pool that does not fit
         // fails the task from DEPLOYING.
         if (auto error = network_.setup_partitions_and_gates(id)) {
-          init_failures_[id] = {"java.io.IOException", *error};
-          sim_.schedule_in(rpc_delay(id, false), this, kInitFailed, arg(id));
+          connector_failures_[id] = {"java.io.IOException", *error};
+          sim_.schedule_in(rpc_delay(id, false), this, kConnectorFailed, arg(id));
           return;
         }
         set_state(s, to);
         if (auto failure = connector_init_failure(id)) {
-          init_failures_[id] = *failure;
-          sim_.schedule_in(rpc_delay(id, false), this, kInitFailed, arg(id));
+          connector_failures_[id] = *failure;
+          sim_.schedule_in(rpc_delay(id, false), this, kConnectorFailed, arg(id));
         }
       } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
         switch_to_running(id);

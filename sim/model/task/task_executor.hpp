@@ -215,7 +215,7 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Event : std::uint32_t { kTriggerArrives, kNotifyArrives, kStateTransition, kInitFailed };
+  enum Event : std::uint32_t { kTriggerArrives, kNotifyArrives, kStateTransition, kConnectorFailed };
   struct TriggerRpc {
     int subtask = 0;
     std::uint32_t generation = 0;
@@ -271,7 +271,9 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   Connectors connectors_;
   std::vector<TriggerRpc> trigger_rpcs_;
   std::vector<NotifyRpc> notify_rpcs_;
-  std::map<int, ConnectorException> init_failures_;  // per subtask
+  // Per subtask: the exception that fails it at kConnectorFailed (its start, a network buffer
+  // request, or a committer at notifyCheckpointComplete).
+  std::map<int, ConnectorException> connector_failures_;
   core::RandomStream rpc_rng_;
   std::vector<SimTime> rpc_last_[2];  // per TaskManager: the last arrival to it, from it
 };

@@ -87,8 +87,9 @@ class DorisSink final : public Sink, public core::EventHandler {
     return out;
   }
 
-  void notify_checkpoint_complete(int index, std::int64_t id) override {
+  Committed notify_checkpoint_complete(int index, std::int64_t id) override {
     writer(index).commit(ctx_.sim().now(), id);  // DorisCommitter (2PC)
+    return {};
   }
 
   std::optional<ConnectorException> init_failure(int index,

@@ -72,7 +72,7 @@ class JdbcSink final : public Sink, public core::EventHandler {
         writers_(static_cast<std::size_t>(
             ctx.scenario().job.vertices[static_cast<std::size_t>(vertex)].parallelism)) {}
 
-  void deploy_writer(int index, const TaskSnapshot*) override {
+  void deploy_writer(int index, const TaskSnapshot*, std::int64_t) override {
     writers_[static_cast<std::size_t>(index)] = Writer{};
     writers_[static_cast<std::size_t>(index)].last_tick = ctx_.sim().now();
   }

@@ -28,7 +28,7 @@ class KafkaSink final : public Sink {
     committed_.assign(static_cast<std::size_t>(p), 0);
   }
 
-  void deploy_writer(int index, const TaskSnapshot* restored) override {
+  void deploy_writer(int index, const TaskSnapshot* restored, std::int64_t) override {
     // A new attempt: the open transaction of the old one was aborted (its records are
     // replayed); KafkaCommitter commits the restored committables again, which the broker
     // refuses for those it aborted in the meantime.
@@ -65,7 +65,10 @@ class KafkaSink final : public Sink {
   void snapshot_state(int index, TaskSnapshot& state) const override {
     state.committables = txns_[static_cast<std::size_t>(index)].committables();
   }
-  void notify_checkpoint_complete(int index, std::int64_t id) override { commit(index, id); }
+  Committed notify_checkpoint_complete(int index, std::int64_t id) override {
+    commit(index, id);
+    return {};
+  }
 
  private:
   void commit(int index, std::int64_t checkpoint) {

@@ -7,7 +7,10 @@ namespace ckptsim::model {
 
 void KafkaTransactions::write(core::SimTime now, std::int64_t records) {
   if (records <= 0) return;
-  if (!open_) open_ = KafkaTxn{0, now, 0};
+  if (!open_) {
+    open_ = KafkaTxn{};
+    open_->opened = now;
+  }
   open_->records += records;
 }
 
