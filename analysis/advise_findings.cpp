@@ -22,7 +22,7 @@ using Kind = model::ConnectorEvent::Kind;
 // nor an unaligned barrier nor a source's trigger is processed until it returns.
 bool blocks_task_thread(const std::string& kind) {
   return kind == "blocked_in_user_call" || kind == "sink_write" || kind == "sink_stop_load" ||
-         kind == "sink_flush" || kind == "lock_held" || kind == "cdc_snapshot_lock" ||
+         kind == "sink_flush" || kind == "in_call" || kind == "lock_held" || kind == "cdc_snapshot_lock" ||
          kind == "checkpoint_lock" || kind == "trigger_not_run";
 }
 

@@ -14,19 +14,19 @@ Duration CostLaw::at(const Inputs& in) const {
           (static_cast<double>(in.bytes_since_checkpoint) / kMiB) +
       static_cast<double>(per_mb_state) * (static_cast<double>(in.state_bytes) / kMiB) +
       static_cast<double>(per_minute_since_start) *
-          (static_cast<double>(in.since_start) / static_cast<double>(core::minutes(1)));
+          (static_cast<double>(in.since_start) / static_cast<double>(core::minutes(1))) +
+      static_cast<double>(per_table) * static_cast<double>(in.tables);
   // Bounded to about 30 years: a law that grows past that means "never returns" anyway.
   return static_cast<Duration>(std::llround(std::clamp(total, 0.0, 1e18)));
 }
 
-namespace {
-
-// "5 s", "500 ms", "1.5 ms": the largest unit that keeps it short.
 std::string duration_text(Duration d) {
   if (d != 0 && d % core::kSecond == 0) return std::to_string(d / core::kSecond) + " s";
   if (d % core::kMillisecond == 0) return std::to_string(d / core::kMillisecond) + " ms";
   return std::to_string(d / core::kMicrosecond) + " us";
 }
+
+namespace {
 
 // "12.3": one decimal.
 std::string amount(double x) {
@@ -49,6 +49,7 @@ std::string CostLaw::describe(const Inputs& in) const {
   term(per_minute_since_start,
        amount(static_cast<double>(in.since_start) / static_cast<double>(core::kMinute)) +
            " min since the start");
+  term(per_table, std::to_string(in.tables) + " captured tables");
   return out;
 }
 
@@ -58,6 +59,7 @@ CostLaw& CostLaw::operator+=(const CostLaw& other) {
   per_mb_since_checkpoint += other.per_mb_since_checkpoint;
   per_mb_state += other.per_mb_state;
   per_minute_since_start += other.per_minute_since_start;
+  per_table += other.per_table;
   return *this;
 }
 

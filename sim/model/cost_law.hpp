@@ -20,12 +20,14 @@ struct CostLaw {
   Duration per_mb_since_checkpoint = 0;  // x MiB consumed since the task's last checkpoint
   Duration per_mb_state = 0;             // x MiB of the task's state
   Duration per_minute_since_start = 0;   // x minutes since the task (or the job) last started
+  Duration per_table = 0;                // x tables its source captures (a CDC source's list)
 
   struct Inputs {
     std::int64_t completed_checkpoints = 0;
     std::int64_t bytes_since_checkpoint = 0;
     std::int64_t state_bytes = 0;
     Duration since_start = 0;
+    std::int64_t tables = 0;
   };
 
   CostLaw() = default;
@@ -35,7 +37,7 @@ struct CostLaw {
   bool operator==(const CostLaw&) const = default;
   bool grows() const {
     return per_checkpoint != 0 || per_mb_since_checkpoint != 0 || per_mb_state != 0 ||
-           per_minute_since_start != 0;
+           per_minute_since_start != 0 || per_table != 0;
   }
   Duration at(const Inputs& in) const;
   // The terms beyond `base` (what the quantities add).
@@ -44,5 +46,8 @@ struct CostLaw {
   // The law with its quantities, for the diagnosis: "500 ms + 5 s x 120 checkpoints".
   std::string describe(const Inputs& in) const;
 };
+
+// "5 s", "500 ms", "1.5 ms": the largest unit that keeps it short.
+std::string duration_text(Duration d);
 
 }  // namespace ckptsim::model

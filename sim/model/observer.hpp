@@ -63,6 +63,8 @@ struct WaitState {
                           // or until `until`)
     sink_flush,           // the thread is in a sink writer's flush (`call` says which, in
                           // the connector's words) until `until`
+    in_call,              // the thread runs other long work (`call`: firing timers, a
+                          // connector's call) until `until`
   } kind = Kind::not_running;
   bool has_upstream = false;
   TaskRef upstream;                 // the producer of the channel concerned

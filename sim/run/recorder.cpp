@@ -351,7 +351,7 @@ void Recorder::checkpoint_wait(SimTime t, std::int64_t id, model::TaskRef task,
       "barrier_behind_data",
       "barrier_not_sent",    "aligning",             "async_upload",    "acknowledged",
       "sink_write",          "sink_stop_load",       "cdc_snapshot_lock",  "coordinator",
-      "lock_held",           "sink_flush"};
+      "lock_held",           "sink_flush",           "in_call"};
   WaitRecord r;
   r.vertex = task.vertex;
   r.subtask = task.subtask;

@@ -117,7 +117,7 @@ std::optional<model::CostLaw> read_cost_law(Context& ctx, const Node& node) {
   }
   static const std::vector<std::string> keys = {"base", "per-checkpoint",
                                                 "per-mb-since-checkpoint", "per-mb-state",
-                                                "per-minute-since-start"};
+                                                "per-minute-since-start", "per-table"};
   model::CostLaw law;
   bool ok = true;
   for (const Entry& e : node.entries) {
@@ -136,6 +136,8 @@ std::optional<model::CostLaw> read_cost_law(Context& ctx, const Node& node) {
       law.per_mb_state = *d;
     else if (e.key == "per-minute-since-start")
       law.per_minute_since_start = *d;
+    else if (e.key == "per-table")
+      law.per_table = *d;
     else {
       unknown_key(ctx, e, "cost", keys);
       ok = false;

@@ -177,3 +177,35 @@ TEST_CASE(
                            " (the operators' flush: 1 ms + 300 s x "));
   CHECK(w.call.ends_with(" MiB since the checkpoint)"));
 }
+
+TEST_CASE("a law's per-table term counts the tables the source captures", "[cost-law]") {
+  model::CostLaw law;
+  law.base = core::milliseconds(100);
+  law.per_table = core::seconds(2);
+  model::CostLaw::Inputs in;
+  in.tables = 400;
+  CHECK(law.at(in) == core::milliseconds(100) + core::seconds(800));
+  CHECK(law.grows());
+  CHECK(law.describe(in) == "100 ms + 2 s x 400 captured tables");
+}
+
+TEST_CASE("a burst of timers is named with its count and cost when a checkpoint waits behind it "
+          "(issue 13 item 9)",
+          "[cost-law][diagnosis]") {
+  const auto loaded = scenario::load_file(std::string(CKPTSIM_SOURCE_DIR) +
+                                              "/scenarios/examples/timer-burst.yaml",
+                                          {"flink.execution.checkpointing.timeout=3 s"});
+  REQUIRE(loaded.ok());
+  const run::RunResult r = run::run(*loaded.scenario);
+  const run::CheckpointRecord* failed = first_failed_with_waits(r);
+  REQUIRE(failed != nullptr);
+  bool named = false;
+  for (const run::WaitRecord& w : failed->waits)
+    if (w.kind == "in_call") {
+      CHECK(w.call == "firing 300000 timers (300000 x 20 us)");
+      CHECK(w.since == core::seconds(62));
+      CHECK(w.until == core::seconds(68));
+      named = true;
+    }
+  CHECK(named);
+}

@@ -55,15 +55,11 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
     w.kind = WaitState::Kind::blocked_in_user_call;
     for (const StreamTask::Stall& st : tasks_.stalls(s.vertex))
       if (st.speed == 0 && st.covers(s, sim_.now())) w.since = st.from;
-    if (sim_.now() < s.mail_busy_until) {  // in notifyCheckpointComplete, or firing timers
+    if (sim_.now() < s.mail_busy_until) {  // notifyCheckpointComplete, timers, connector work
       w.since = s.mail_started;
-      if (s.mail_checkpoint > 0) {
-        // The work and the law behind its length (a committer's commit).
-        CostLaw::Inputs in = cost_inputs(s);
-        in.completed_checkpoints = s.mail_history;
-        w.kind = WaitState::Kind::sink_flush;
-        w.call = "notifyCheckpointComplete of checkpoint " + std::to_string(s.mail_checkpoint) +
-                 " (" + vertex(s).notify_complete.describe(in) + ")";
+      if (!s.mail_call.empty()) {  // the work and the law behind its length
+        w.kind = s.mail_commit ? WaitState::Kind::sink_flush : WaitState::Kind::in_call;
+        w.call = s.mail_call;
         w.until = s.mail_busy_until;
       }
     }

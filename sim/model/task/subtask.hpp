@@ -61,8 +61,8 @@ struct Subtask {
   SimTime lock_held_until = 0;    // ... or until then
   SimTime mail_busy_until = 0;    // the thread runs a long mail (notifyCheckpointComplete)
   SimTime mail_started = 0;       // ... since then
-  std::int64_t mail_checkpoint = 0;  // ... notifyCheckpointComplete of this one (0: timers)
-  std::int64_t mail_history = 0;     // ... with this many checkpoints completed in the run
+  std::string mail_call;          // ... doing this, with the law behind its length
+  bool mail_commit = false;       // ... a committer's commit (notifyCheckpointComplete)
   SimTime running_since = 0;      // this attempt switched to RUNNING then
   std::int64_t bytes_since_checkpoint = 0;  // input consumed since its last checkpoint's barrier
   std::int64_t restored_checkpoint = 0;  // the checkpoint this attempt restored (0: none)

@@ -199,9 +199,23 @@ void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost) {
   const int first = vertex_first_[static_cast<std::size_t>(v)];
   for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i)
     if (at(first + i).state == ExecutionState::running) {
-      tasks_.run_long_mail(first + i, count * cost);
-      at(first + i).mail_checkpoint = 0;  // timers, not a commit
+      run_long_mail(first + i, count * cost,
+                    "firing " + std::to_string(count) + " timers (" + std::to_string(count) +
+                        " x " + duration_text(cost) + ")",
+                    false);
     }
+}
+
+void TaskExecutor::run_long_mail(int id, Duration length, std::string call, bool commit) {
+  tasks_.run_long_mail(id, length);
+  Subtask& s = at(id);
+  s.mail_call = std::move(call);
+  s.mail_commit = commit;
+}
+
+void TaskExecutor::run_on_task_thread(int vertex, int index, Duration length, std::string call) {
+  const int id = vertex_first_[static_cast<std::size_t>(vertex)] + index;
+  if (at(id).state == ExecutionState::running) run_long_mail(id, length, std::move(call), false);
 }
 
 void TaskExecutor::end_input(int id) {
@@ -559,12 +573,26 @@ void TaskExecutor::notify_source_coordinators(std::int64_t id, bool complete) {
   }
 }
 
+std::int64_t TaskExecutor::captured_tables(int vertex) const {
+  // The task's own source's tables, else those of the job's first source that has a list (the
+  // pipeline's CDC source, for a sink of a whole-database sync).
+  const auto count = [](const Source* s) -> std::int64_t {
+    const std::vector<std::string>* tables = s ? s->tables() : nullptr;
+    return tables ? static_cast<std::int64_t>(tables->size()) : -1;
+  };
+  if (const std::int64_t own = count(source(vertex)); own >= 0) return own;
+  for (const auto& c : connectors_.vertices)
+    if (const std::int64_t n = count(c.source.get()); n >= 0) return n;
+  return 0;
+}
+
 CostLaw::Inputs TaskExecutor::cost_inputs(const Subtask& s) const {
   CostLaw::Inputs in;
   in.completed_checkpoints = completed_checkpoints_;
   in.bytes_since_checkpoint = s.bytes_since_checkpoint;
   in.state_bytes = s.state_size;
   in.since_start = s.state == ExecutionState::running ? sim_.now() - s.running_since : 0;
+  in.tables = captured_tables(s.vertex);
   return in;
 }
 
@@ -731,9 +759,13 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
           sim_.schedule_in(commit, this, kConnectorFailed, arg(rpc.subtask));
         }
         if (commit > 0) {
-          tasks_.run_long_mail(rpc.subtask, commit);
-          s.mail_checkpoint = rpc.id;
-          s.mail_history = completed_checkpoints_;
+          std::string law = vertex(s).notify_complete.describe(cost_inputs(s));
+          if (commit > vertex(s).notify_complete.at(cost_inputs(s)))
+            law += " and the sink's commit";
+          run_long_mail(rpc.subtask, commit,
+                        "notifyCheckpointComplete of checkpoint " + std::to_string(rpc.id) + " (" +
+                            law + ")",
+                        true);
         }
       }
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it

@@ -118,6 +118,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // What a task's cost laws grow with now (cost_law.hpp), and the checkpoints completed in the
   // run so far.
   CostLaw::Inputs cost_inputs(const Subtask& s) const;
+  // The tables the vertex's source captures (else the job's first source with a table list).
+  std::int64_t captured_tables(int vertex) const;
   std::int64_t completed_checkpoints() const { return completed_checkpoints_; }
   // The FLIP-27 sources' SourceCoordinators learn that checkpoint `id` completed or aborted.
   void notify_source_coordinators(std::int64_t id, bool complete);
@@ -249,6 +251,9 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   TaskRef task(int vertex, int index) const override;
   void wake(int vertex, int index) override;
   void restart_step(int vertex, int index) override;
+  void run_on_task_thread(int vertex, int index, Duration length, std::string call) override;
+  // A long mail on subtask `id`'s thread (`commit`: a committer's notifyCheckpointComplete).
+  void run_long_mail(int id, Duration length, std::string call, bool commit);
   void switch_to_failed(int vertex, int index) override;
   void report_failure(int vertex, int index, const std::string& exception_class,
                       const std::string& message) override;

@@ -54,7 +54,7 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
   if (w.kind == "aligning")
     return fmt::format("{}: aligning, {} of {} channels delivered the barrier since {}", task,
                        w.channels_aligned, w.channels_total, clock(w.since));
-  if (w.kind == "sink_flush") {
+  if (w.kind == "sink_flush" || w.kind == "in_call") {
     std::string s =
         fmt::format("{}: the task thread is in {} since {}", task, w.call, clock(w.since));
     s += w.until == core::kNever ? "; it never returns" : fmt::format(" (returns at {})", clock(w.until));
