@@ -43,7 +43,7 @@ std::string joined(const std::set<std::string>& kinds) {
 void connector_candidates(const Findings& f, const model::Scenario& s,
                           std::vector<Candidate>& out) {
   for (const model::VertexSpec& v : s.job.vertices) {
-    if (const auto& cdc = v.mysql_cdc) {
+    if (const auto& cdc = v.cdc_source) {
       if (!cdc->incremental_snapshot && f.failed > 0)
         out.push_back({{option(v, "scan.incremental.snapshot.enabled", "true")},
                        "the incremental snapshot (flink-cdc 2.x, FLIP-27) checkpoints between "

@@ -210,7 +210,7 @@ struct VertexSpec {
   std::vector<std::string> operators;
   // Connectors (MODEL.md section 9): a MySQL CDC source, a Doris sink. A chained task carries
   // the connectors of the operators it runs.
-  std::optional<MySqlCdcSpec> mysql_cdc;
+  std::optional<CdcSourceSpec> cdc_source;
   std::optional<DorisSinkSpec> doris;
   std::optional<KafkaSinkSpec> kafka_sink;
   std::optional<KafkaSourceSpec> kafka_source;

@@ -113,7 +113,7 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   // A MySQL CDC source's split enumerator is an operator coordinator (SourceCoordinator).
   for (std::size_t v = 0; v < scenario_.job.vertices.size(); ++v) {
     const VertexSpec& vertex = scenario_.job.vertices[v];
-    if (!vertex.mysql_cdc || !vertex.mysql_cdc->incremental_snapshot) continue;
+    if (!vertex.cdc_source || !vertex.cdc_source->incremental_snapshot) continue;
     MasterStepSpec enumerator;
     enumerator.name = vertex.operators.empty() ? vertex.name : vertex.operators.front();
     enumerator.cdc_vertex = static_cast<int>(v);

@@ -71,7 +71,7 @@ std::optional<core::Duration> read_millis(Context& ctx, const Node& node) {
   return read_flink_duration(ctx, node);
 }
 
-void read_mysql(Context& ctx, const Node& map, model::MySqlSystemSpec& mysql) {
+void read_mysql(Context& ctx, const Node& map, model::CdcDatabaseSpec& mysql) {
   for (const Entry& e : map.entries) {
     if (e.key == "kind") continue;
     if (e.key == "read-rate") {
@@ -382,7 +382,7 @@ const UnreadOptions kDorisUnread = {
     {"sink.max-retries", "sink.ignore.commit-error", "sink.use-cache"},
     {"sink.properties."}};
 
-void read_cdc_options(Context& ctx, const Node& map, model::MySqlCdcSpec& cdc) {
+void read_cdc_options(Context& ctx, const Node& map, model::CdcSourceSpec& cdc) {
   const std::vector<std::string> known = known_keys(
       {"scan.startup.mode", "scan.incremental.snapshot.chunk.size",
        "scan.incremental.snapshot.enabled"},
@@ -434,7 +434,7 @@ void read_doris_options(Context& ctx, const Node& map, model::DorisSinkSpec& dor
   }
 }
 
-void read_tables(Context& ctx, const Node& list, model::MySqlCdcSpec& cdc) {
+void read_tables(Context& ctx, const Node& list, model::CdcSourceSpec& cdc) {
   if (!expect_sequence(ctx, list, "a list of tables such as '- {name: app.orders, rows: 40M}'"))
     return;
   for (const Node& item : list.items) {
@@ -486,16 +486,16 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     const bool second_transactional =
         *k >= 4 && std::any_of(systems.transactional.begin(), systems.transactional.end(),
                                [&](const model::TransactionalSystemSpec& t) { return t.kind == profile; });
-    if ((*k == 0 && systems.mysql) || (*k == 1 && systems.doris) || (*k == 2 && systems.kafka) ||
+    if ((*k == 0 && systems.cdc_database) || (*k == 1 && systems.doris) || (*k == 2 && systems.kafka) ||
         (*k == 3 && systems.jdbc) || second_transactional) {
       ctx.error(e.key_loc, "a second " + kind->value.text + " system",
                 "ckptsim models one system of each kind per scenario");
       continue;
     }
     if (*k == 0) {
-      systems.mysql.emplace();
-      systems.mysql->name = e.key;
-      read_mysql(ctx, e.value, *systems.mysql);
+      systems.cdc_database.emplace();
+      systems.cdc_database->name = e.key;
+      read_mysql(ctx, e.value, *systems.cdc_database);
     } else if (*k == 1) {
       systems.doris.emplace();
       systems.doris->name = e.key;
@@ -540,7 +540,7 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
                                                  "starrocks", "iceberg", "paimon"};
   const char* needed = kSystemKinds[*kind];
   const auto profile = static_cast<model::TransactionalProfile>(std::max(0, *kind - 4));
-  std::string system_name = *kind == 0   ? (systems.mysql ? systems.mysql->name : "")
+  std::string system_name = *kind == 0   ? (systems.cdc_database ? systems.cdc_database->name : "")
                             : *kind == 1 ? (systems.doris ? systems.doris->name : "")
                             : *kind == 2 ? (systems.kafka ? systems.kafka->name : "")
                             : *kind == 3 ? (systems.jdbc ? systems.jdbc->name : "")
@@ -621,7 +621,7 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     return;
   }
   if (*kind == 0) {
-    model::MySqlCdcSpec cdc;
+    model::CdcSourceSpec cdc;
     if (v.input)
       ctx.error(connector->value.loc, "a mysql-cdc connector is a source: '" + v.name +
                                           "' has an input",
@@ -640,7 +640,7 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
                 "the 1.x MySQL CDC source (scan.incremental.snapshot.enabled: false) runs with "
                 "parallelism 1",
                 "set 'parallelism: 1'");
-    v.mysql_cdc = cdc;
+    v.cdc_source = cdc;
     v.records_per_second = 0;
   } else {
     model::DorisSinkSpec doris;
@@ -669,7 +669,7 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
   const std::string system = text.substr(0, dot);
   const std::string op = text.substr(dot + 1);
   std::vector<std::string> names;
-  if (scenario.systems.mysql) names.push_back(scenario.systems.mysql->name);
+  if (scenario.systems.cdc_database) names.push_back(scenario.systems.cdc_database->name);
   if (scenario.systems.doris) names.push_back(scenario.systems.doris->name);
   if (scenario.systems.jdbc) names.push_back(scenario.systems.jdbc->name);
   bool is_transactional = false;
@@ -678,7 +678,7 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
     is_transactional = is_transactional || system == t.name;
   }
   const bool is_doris = scenario.systems.doris && system == scenario.systems.doris->name;
-  const bool is_mysql = scenario.systems.mysql && system == scenario.systems.mysql->name;
+  const bool is_mysql = scenario.systems.cdc_database && system == scenario.systems.cdc_database->name;
   const bool is_jdbc = scenario.systems.jdbc && system == scenario.systems.jdbc->name;
   if (!is_doris && !is_mysql && !is_jdbc && !is_transactional) {
     std::string hint = did_you_mean(system, names);

@@ -811,7 +811,7 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
         const auto step = std::find_if(steps.begin(), steps.end(),
                                        [&](const model::MasterStepSpec& m) { return m.name == *name; });
         const bool cdc = std::any_of(job.vertices.begin(), job.vertices.end(), [&](const auto& v) {
-          return v.name == *name && v.mysql_cdc && v.mysql_cdc->incremental_snapshot;
+          return v.name == *name && v.cdc_source && v.cdc_source->incremental_snapshot;
         });
         if (step != steps.end() && step->is_hook) {
           ctx.error(e.value.loc, "'" + *name + "' is a master hook; coordinator-busy takes an "

@@ -100,7 +100,7 @@ TEST_CASE(
         "cluster.taskmanagers", "scenario"})
     CHECK(is_user_setting(key));
   for (const char* key :
-       {"systems.doris.max_running_txn_num_per_db", "systems.mysql.read-rate", "duration", "seed",
+       {"systems.doris.max_running_txn_num_per_db", "systems.cdc_database.read-rate", "duration", "seed",
         "job.vertices[Sink].cost", "job.vertices[Source].rate",
         "job.vertices[Agg].key-distribution", "job.vertices[Sink].input", "timeline[0].factor",
         "cluster.checkpoint-storage.latency",

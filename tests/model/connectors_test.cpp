@@ -8,7 +8,7 @@
 
 #include "sim/model/connectors/doris/doris_system.hpp"
 #include "sim/model/connectors/kafka/kafka_transactions.hpp"
-#include "sim/model/connectors/mysql_cdc/chunk_plan.hpp"
+#include "sim/model/connectors/cdc/chunk_plan.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -249,7 +249,7 @@ TEST_CASE("Doris tablet versions: each load adds one, compaction removes them, t
 TEST_CASE("CdcChunkPlan: ceil(rows / chunk size) chunks per table, read table by table and "
           "handed to readers round robin (field A.6: 4,941 chunks for 40 M rows)",
           "[connectors]") {
-  model::MySqlCdcSpec spec;
+  model::CdcSourceSpec spec;
   spec.tables = {{"db.small", 10'000, 0}, {"db.big", 40'000'000, 0}};
   const model::CdcChunkPlan plan(spec);
   CHECK(plan.chunk_count() == 2 + 4941);

@@ -536,7 +536,7 @@ TEST_CASE("the built-in default scenario is the seed incident file and loads wit
   CHECK(s.flink.checkpointing.interval == core::seconds(10));
   CHECK(s.flink.checkpointing.timeout == core::minutes(10));
   REQUIRE(s.job.vertices.size() == 3);
-  CHECK(s.job.vertices[0].mysql_cdc.has_value());
+  CHECK(s.job.vertices[0].cdc_source.has_value());
   CHECK(s.job.vertices[2].doris.has_value());
 }
 

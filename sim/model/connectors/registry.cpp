@@ -4,7 +4,7 @@
 
 namespace ckptsim::model {
 
-void add_mysql_cdc(const Scenario&, ConnectorContext&, Connectors&);     // mysql_cdc/
+void add_cdc_sources(const Scenario&, ConnectorContext&, Connectors&);     // cdc/
 void add_kafka_source(const Scenario&, ConnectorContext&, Connectors&);  // kafka/
 void add_doris(const Scenario&, ConnectorContext&, Connectors&);         // doris/
 void add_kafka_sink(const Scenario&, ConnectorContext&, Connectors&);    // kafka/
@@ -13,7 +13,7 @@ void add_transactional_sinks(const Scenario&, ConnectorContext&, Connectors&);  
 
 namespace {
 // Sources first: a sink chained to a source reads its table list.
-constexpr ConnectorFactory kConnectors[] = {&add_mysql_cdc, &add_kafka_source, &add_doris,
+constexpr ConnectorFactory kConnectors[] = {&add_cdc_sources, &add_kafka_source, &add_doris,
                                             &add_kafka_sink, &add_jdbc_sink,
                                             &add_transactional_sinks};
 }  // namespace

@@ -1,6 +1,6 @@
 // Configuration of the connectors and the external systems they talk to, in the connectors' own
 // terms (flink-cdc 2.4 MySqlSource, doris-flink-connector 1.6 DorisSink, MySQL, Doris). Plain
-// values filled by sim/scenario; the behaviour is in mysql_cdc.* and doris.*
+// values filled by sim/scenario; the behaviour is in cdc_source.* and doris.*
 // (reference/field-scenarios.md Part A; MODEL.md section 9).
 #pragma once
 
@@ -14,7 +14,7 @@
 namespace ckptsim::model {
 
 // MySQL as a CDC source sees it: how fast one snapshot reader's chunk SELECTs return rows.
-struct MySqlSystemSpec {
+struct CdcDatabaseSpec {
   std::string name = "mysql";
   double read_rows_per_second = 50000;
   // One chunk-boundary query of a table whose key is not evenly distributed ("SELECT MAX(id)
@@ -79,7 +79,7 @@ struct TransactionalSystemSpec {
 };
 
 struct SystemsSpec {
-  std::optional<MySqlSystemSpec> mysql;
+  std::optional<CdcDatabaseSpec> cdc_database;  // the database the CDC sources read
   std::optional<DorisSystemSpec> doris;
   std::optional<KafkaSystemSpec> kafka;
   std::optional<JdbcSystemSpec> jdbc;
@@ -121,7 +121,7 @@ struct CdcTableSpec {
 };
 
 // MySqlSource (flink-cdc 2.4.2, incremental snapshot, FLIP-27) options.
-struct MySqlCdcSpec {
+struct CdcSourceSpec {
   CdcStartupMode startup_mode = CdcStartupMode::initial;  // scan.startup.mode
   std::int64_t chunk_size = 8096;      // scan.incremental.snapshot.chunk.size
   // scan.incremental.snapshot.enabled = false: the 1.x DebeziumSourceFunction, which holds the

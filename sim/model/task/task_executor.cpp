@@ -565,7 +565,7 @@ void TaskExecutor::notify_source_coordinators(std::int64_t id, bool complete) {
   // Every FLIP-27 source has a SourceCoordinator; its notifyCheckpointComplete/Aborted logs
   // "Marking checkpoint {} as completed/aborted for source {}.".
   for (const VertexSpec& v : scenario_.job.vertices) {
-    const bool flip27 = !v.legacy_source && (!v.mysql_cdc || v.mysql_cdc->incremental_snapshot);
+    const bool flip27 = !v.legacy_source && (!v.cdc_source || v.cdc_source->incremental_snapshot);
     if (v.input || !flip27) continue;
     observer_.source_coordinator_notified(sim_.now(), id,
                                           v.operators.empty() ? v.name : v.operators.front(),

@@ -1,4 +1,4 @@
-#include "sim/model/connectors/mysql_cdc/chunk_plan.hpp"
+#include "sim/model/connectors/cdc/chunk_plan.hpp"
 
 #include <algorithm>
 
@@ -27,7 +27,7 @@ const char* to_string(CdcPhase p) {
   return "?";
 }
 
-CdcChunkPlan::CdcChunkPlan(const MySqlCdcSpec& spec)
+CdcChunkPlan::CdcChunkPlan(const CdcSourceSpec& spec)
     : chunk_size_(std::max<std::int64_t>(1, spec.chunk_size)) {
   first_chunk_.push_back(0);
   for (const CdcTableSpec& t : spec.tables) {
@@ -51,7 +51,7 @@ std::int64_t CdcChunkPlan::chunks_of(int reader, int readers) const {
   return (n - reader + readers - 1) / readers;
 }
 
-CdcPhase fresh_start_phase(const MySqlCdcSpec& spec, int reader) {
+CdcPhase fresh_start_phase(const CdcSourceSpec& spec, int reader) {
   switch (spec.startup_mode) {
     case CdcStartupMode::initial:
     case CdcStartupMode::snapshot: return CdcPhase::snapshot;

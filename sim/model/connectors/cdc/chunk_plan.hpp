@@ -25,7 +25,7 @@ const char* to_string(CdcPhase p);
 
 class CdcChunkPlan {
  public:
-  explicit CdcChunkPlan(const MySqlCdcSpec& spec);
+  explicit CdcChunkPlan(const CdcSourceSpec& spec);
   struct Chunk {
     int table = 0;
     std::int64_t rows = 0;
@@ -50,6 +50,6 @@ class CdcChunkPlan {
 // The phase a reader starts in without restored state (MySqlSource.createEnumerator: only
 // 'initial' and 'snapshot' use the hybrid assigner that snapshots; the other modes read the
 // binlog from their offset). Restored state always wins (restoreEnumerator ignores the mode).
-CdcPhase fresh_start_phase(const MySqlCdcSpec& spec, int reader);
+CdcPhase fresh_start_phase(const CdcSourceSpec& spec, int reader);
 
 }  // namespace ckptsim::model

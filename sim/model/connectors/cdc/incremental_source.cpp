@@ -10,7 +10,7 @@
 //    (MySqlSource.restoreEnumerator, [C1]);
 //  - the 1.x DebeziumSourceFunction (scan.incremental.snapshot.enabled false) reads the whole
 //    snapshot under the checkpoint lock (B1 [C11]).
-// MySQL itself is a resource of its own (MySqlSystem): its read rate and slow-down windows.
+// MySQL itself is a resource of its own (CdcDatabase): its read rate and slow-down windows.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -19,34 +19,34 @@
 
 #include "sim/model/connectors/connector.hpp"
 #include "sim/model/connectors/doris/doris_system.hpp"
-#include "sim/model/connectors/mysql_cdc/chunk_plan.hpp"
+#include "sim/model/connectors/cdc/chunk_plan.hpp"
 
 namespace ckptsim::model {
 
 namespace {
 
 // MySQL as the CDC sources see it; slow-downs are known from the timeline up front.
-class MySqlSystem final : public ExternalSystem {
+class CdcDatabase final : public ExternalSystem {
  public:
-  MySqlSystem(const Scenario& scenario, const MySqlSystemSpec& spec) : spec_(spec) {
+  CdcDatabase(const Scenario& scenario, const CdcDatabaseSpec& spec) : spec_(spec) {
     for (const TimelineAction& a : scenario.timeline)
       if (a.kind == ActionKind::slow_down && a.system == spec.name)
         profile_.add_window(a.at, a.duration ? a.at + *a.duration : core::kNever, a.factor);
   }
-  const MySqlSystemSpec& spec() const { return spec_; }
+  const CdcDatabaseSpec& spec() const { return spec_; }
   const ServiceProfile& profile() const { return profile_; }
 
  private:
-  MySqlSystemSpec spec_;
+  CdcDatabaseSpec spec_;
   ServiceProfile profile_;
 };
 
-class MySqlCdcSource final : public Source {
+class IncrementalSource final : public Source {
  public:
-  MySqlCdcSource(ConnectorContext& ctx, int vertex, const MySqlSystem& mysql)
+  IncrementalSource(ConnectorContext& ctx, int vertex, const CdcDatabase& mysql)
       : ctx_(ctx),
         vertex_(vertex),
-        spec_(*ctx.scenario().job.vertices[static_cast<std::size_t>(vertex)].mysql_cdc),
+        spec_(*ctx.scenario().job.vertices[static_cast<std::size_t>(vertex)].cdc_source),
         parallelism_(ctx.scenario().job.vertices[static_cast<std::size_t>(vertex)].parallelism),
         mysql_(mysql),
         readers_(static_cast<std::size_t>(parallelism_)),
@@ -267,9 +267,9 @@ class MySqlCdcSource final : public Source {
 
   ConnectorContext& ctx_;
   int vertex_;
-  const MySqlCdcSpec& spec_;
+  const CdcSourceSpec& spec_;
   int parallelism_;
-  const MySqlSystem& mysql_;
+  const CdcDatabase& mysql_;
   std::optional<CdcChunkPlan> plan_;
   std::vector<Reader> readers_;
   std::vector<std::string> table_names_;
@@ -284,16 +284,16 @@ class MySqlCdcSource final : public Source {
 
 }  // namespace
 
-void add_mysql_cdc(const Scenario& scenario, ConnectorContext& ctx, Connectors& connectors) {
+void add_cdc_sources(const Scenario& scenario, ConnectorContext& ctx, Connectors& connectors) {
   const auto& vertices = scenario.job.vertices;
-  if (std::none_of(vertices.begin(), vertices.end(), [](const VertexSpec& v) { return v.mysql_cdc.has_value(); }))
+  if (std::none_of(vertices.begin(), vertices.end(), [](const VertexSpec& v) { return v.cdc_source.has_value(); }))
     return;
   auto mysql =
-      std::make_unique<MySqlSystem>(scenario, scenario.systems.mysql.value_or(MySqlSystemSpec{}));
+      std::make_unique<CdcDatabase>(scenario, scenario.systems.cdc_database.value_or(CdcDatabaseSpec{}));
   for (std::size_t v = 0; v < scenario.job.vertices.size(); ++v)
-    if (scenario.job.vertices[v].mysql_cdc)
+    if (scenario.job.vertices[v].cdc_source)
       connectors.vertices[v].source =
-          std::make_unique<MySqlCdcSource>(ctx, static_cast<int>(v), *mysql);
+          std::make_unique<IncrementalSource>(ctx, static_cast<int>(v), *mysql);
   connectors.systems.push_back(std::move(mysql));
 }
 
