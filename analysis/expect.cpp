@@ -314,6 +314,29 @@ std::vector<LogEntry> log_entries(const RunResult& r) {
   return entries;
 }
 
+// Why a checkpoint waited (an expired one's late subtasks, a slow one's slowest): the first
+// explanation that contains the text.
+void check_diagnosis(const RunResult& r, ExpectationResult& out) {
+  const Expectation& e = out.expectation;
+  out.expected = fmt::format("an explanation containing \"{}\"{}", e.log_text, by(e));
+  out.actual = "none";
+  for (const auto* list : {&r.earlier_checkpoints, &r.checkpoints})
+    for (const run::CheckpointRecord& c : *list)
+      for (const auto* waits : {&c.waits, &c.slow_waits})
+        for (const run::WaitRecord& w : *waits) {
+          const std::string text = run::describe_wait(r, w);
+          if (text.find(e.log_text) == std::string::npos) continue;
+          out.passed = c.trigger_time <= horizon(e);
+          out.actual = fmt::format("checkpoint {}: {}", c.id, text);
+          return;
+        }
+  std::string any;
+  for (const auto* list : {&r.earlier_checkpoints, &r.checkpoints})
+    for (const run::CheckpointRecord& c : *list)
+      if (any.empty() && !c.waits.empty()) any = run::describe_wait(r, c.waits.front());
+  if (!any.empty()) out.actual = "none; the first: " + any;
+}
+
 void check_log(const std::vector<LogEntry>& log, ExpectationResult& out) {
   const Expectation& e = out.expectation;
   const bool wanted = e.kind == ExpectationKind::log_contains;
@@ -377,6 +400,7 @@ std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>
         r.passed = satisfies(e.bound, static_cast<double>(n));
         break;
       }
+      case ExpectationKind::diagnosis_contains: check_diagnosis(result, r); break;
       case ExpectationKind::log_contains:
       case ExpectationKind::log_lacks:
         // The log is formatted once, and only for scenarios that look into it.

@@ -50,6 +50,7 @@ std::string CostLaw::describe(const Inputs& in) const {
        amount(static_cast<double>(in.since_start) / static_cast<double>(core::kMinute)) +
            " min since the start");
   term(per_table, std::to_string(in.tables) + " captured tables");
+  if (base == 0 && grows()) out.erase(0, out.find(" + ") + 3);  // "2 s x 400 captured tables"
   return out;
 }
 

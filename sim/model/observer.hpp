@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/model/connectors/cdc/data_source_dialect.hpp"
 #include "sim/model/types.hpp"
 #include "sim/core/time.hpp"
 
@@ -103,6 +104,7 @@ struct ConnectorEvent {
   std::string table;
   std::string detail;       // Doris's error, the startup mode, ...
   std::int64_t rows = 0;
+  CdcDialect dialect = CdcDialect::mysql;  // the CDC events' source
 };
 
 // One sample period of one subtask, from its thread's state transitions (TaskIOMetricGroup's

@@ -573,10 +573,10 @@ void Recorder::task_failed(SimTime t, model::TaskRef task, const std::string& ex
 void Recorder::connector_event(SimTime t, const model::ConnectorEvent& e) {
   result_.connector_events.push_back({t, e});
   if (e.kind == model::ConnectorEvent::Kind::kafka_txn_lost) result_.lost_records += e.rows;
-  // The split enumerator runs on the JobManager: MySqlSnapshotSplitAssigner.onFinishedSplits
-  // and notifyCheckpointComplete log the snapshot-to-binlog switch (flink-cdc 2.4).
-  constexpr const char* kAssigner =
-      "com.ververica.cdc.connectors.mysql.source.assigners.MySqlSnapshotSplitAssigner";
+  // The split enumerator runs on the JobManager: MySqlSnapshotSplitAssigner (the base
+  // SnapshotSplitAssigner for the other dialects) logs the snapshot-to-stream switch in
+  // onFinishedSplits and notifyCheckpointComplete (flink-cdc 2.4).
+  const char* const kAssigner = model::dialect(e.dialect).assigner_class;
   using Kind = model::ConnectorEvent::Kind;
   if (e.kind == Kind::cdc_binlog_waiting)
     log(t, LogLevel::info, kAssigner,

@@ -79,7 +79,7 @@ void read_mysql(Context& ctx, const Node& map, model::CdcDatabaseSpec& mysql) {
     } else if (e.key == "split-query") {
       if (auto d = read_duration(ctx, e.value)) mysql.split_query = *d;
     } else {
-      unknown_key(ctx, e, "mysql system", {"kind", "read-rate", "split-query"});
+      unknown_key(ctx, e, "CDC database", {"kind", "read-rate", "split-query"});
     }
   }
 }
@@ -367,9 +367,10 @@ const std::vector<std::pair<std::string, model::CdcStartupMode>>& startup_modes(
 // The fetch size only shapes JDBC round trips: the whole chunk is buffered before it is emitted
 // (field A.2), so it is read as a `where` option.
 const UnreadOptions kCdcUnread = {
-    "MySQL CDC",
+    "CDC",
     {"hostname", "port", "username", "password", "database-name", "table-name", "server-id",
-     "server-time-zone", "scan.snapshot.fetch.size"},
+     "server-time-zone", "scan.snapshot.fetch.size", "schema-name", "slot.name",
+     "decoding.plugin.name", "collection", "connection.options"},
     {"connect.timeout", "connect.max-retries", "connection.pool.size", "heartbeat.interval",
      "scan.incremental.close-idle-reader.enabled", "scan.incremental.snapshot.chunk.key-column",
      "chunk-meta.group.size"},
@@ -382,13 +383,22 @@ const UnreadOptions kDorisUnread = {
     {"sink.max-retries", "sink.ignore.commit-error", "sink.use-cache"},
     {"sink.properties."}};
 
-void read_cdc_options(Context& ctx, const Node& map, model::CdcSourceSpec& cdc) {
+void read_cdc_options(Context& ctx, const Node& map, std::int64_t record_size,
+                      model::CdcSourceSpec& cdc) {
+  const bool mongodb = cdc.dialect == model::CdcDialect::mongodb;
   const std::vector<std::string> known = known_keys(
-      {"scan.startup.mode", "scan.incremental.snapshot.chunk.size",
+      {"scan.startup.mode",
+       mongodb ? "scan.incremental.snapshot.chunk.size.mb" : "scan.incremental.snapshot.chunk.size",
        "scan.incremental.snapshot.enabled"},
       kCdcUnread);
   for (const Entry& e : map.entries) {
-    if (e.key == "scan.startup.mode") {
+    if (mongodb && e.key == "scan.incremental.snapshot.chunk.size.mb") {
+      if (auto n = read_int(ctx, e.value, "a chunk size in MB", 1))
+        cdc.chunk_size = std::max<std::int64_t>(
+            1, static_cast<std::int64_t>(*n) * 1024 * 1024 / std::max<std::int64_t>(1, record_size));
+    } else if (mongodb && e.key == "scan.incremental.snapshot.chunk.size") {
+      unknown_key(ctx, e, "mongodb-cdc option", known);
+    } else if (e.key == "scan.startup.mode") {
       if (auto m = read_enum(ctx, e.value, "scan.startup.mode", startup_modes()))
         cdc.startup_mode = *m;
     } else if (e.key == "scan.incremental.snapshot.chunk.size") {
@@ -404,7 +414,7 @@ void read_cdc_options(Context& ctx, const Node& map, model::CdcSourceSpec& cdc) 
       ctx.error(e.key_loc, "'scan.newly-added-table.enabled' is not modelled yet",
                 "remove it; newly added tables are read from the binlog only");
     } else if (!accept_unread(ctx, e, kCdcUnread)) {
-      unknown_key(ctx, e, "mysql-cdc option", known);
+      unknown_key(ctx, e, std::string(model::dialect(cdc.dialect).connector) + " option", known);
     }
   }
 }
@@ -440,6 +450,7 @@ void read_tables(Context& ctx, const Node& list, model::CdcSourceSpec& cdc) {
   for (const Node& item : list.items) {
     if (!expect_map(ctx, item, "a table such as '{name: app.orders, rows: 40M}'")) continue;
     model::CdcTableSpec t;
+    int count = 1;
     if (item.find("name") == nullptr)
       ctx.error(item.loc, "table has no 'name'", "write e.g. '{name: app.orders, rows: 40M}'");
     for (const Entry& e : item.entries) {
@@ -453,11 +464,28 @@ void read_tables(Context& ctx, const Node& list, model::CdcSourceSpec& cdc) {
         if (auto k = read_enum<bool>(ctx, e.value, "key distribution",
                                      {{"even", true}, {"uneven", false}}))
           t.even_key = *k;
+      } else if (e.key == "count") {
+        if (auto n = read_int(ctx, e.value, "a table count", 1)) count = *n;
       } else {
-        unknown_key(ctx, e, "table", {"name", "rows", "changes", "key"});
+        unknown_key(ctx, e, "table", {"name", "rows", "changes", "key", "count"});
       }
     }
-    cdc.tables.push_back(t);
+    // `count: N`: N tables alike, named <name>_1 .. <name>_N (a schema of many small tables).
+    constexpr std::size_t kMaxTables = 100000;
+    if (cdc.tables.size() + static_cast<std::size_t>(count) > kMaxTables) {
+      ctx.error(item.loc, "more than " + std::to_string(kMaxTables) + " captured tables",
+                "ckptsim models at most 100000 tables per CDC source");
+      return;
+    }
+    if (count == 1) {
+      cdc.tables.push_back(t);
+      continue;
+    }
+    for (int i = 1; i <= count; ++i) {
+      model::CdcTableSpec copy = t;
+      copy.name = t.name + "_" + std::to_string(i);
+      cdc.tables.push_back(std::move(copy));
+    }
   }
 }
 
@@ -465,7 +493,8 @@ void read_tables(Context& ctx, const Node& list, model::CdcSourceSpec& cdc) {
 
 bool is_connector_key(std::string_view key) {
   return key == "connector" || key == "system" || key == "options" || key == "tables" ||
-         key == "table" || key == "table-model" || key == "lag" || key == "fetch-rate";
+         key == "table" || key == "table-model" || key == "lag" || key == "fetch-rate" ||
+         key == "stream-split-discovery";
 }
 
 void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
@@ -475,13 +504,30 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     const Entry* kind = e.value.find("kind");
     if (kind == nullptr) {
       ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'",
-                "kinds: mysql, doris, kafka, jdbc, starrocks, iceberg, paimon");
+                "kinds: mysql, postgres, oracle, sqlserver, mongodb, doris, kafka, jdbc, "
+                "starrocks, iceberg, paimon");
       continue;
     }
     const auto k = read_enum<int>(ctx, kind->value, "system kind",
                                   {{"mysql", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
-                                   {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6}});
+                                   {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6},
+                                   {"postgres", 7}, {"oracle", 8}, {"sqlserver", 9},
+                                   {"mongodb", 10}});
     if (!k) continue;
+    // A database CDC sources read: one per scenario, whichever its kind.
+    const auto cdc_kind = *k >= 7 ? static_cast<model::CdcDialect>(*k - 6) : model::CdcDialect::mysql;
+    if (*k >= 7) {
+      if (systems.cdc_database) {
+        ctx.error(e.key_loc, "a second database for CDC sources",
+                  "ckptsim models one database CDC sources read per scenario");
+        continue;
+      }
+      systems.cdc_database.emplace();
+      systems.cdc_database->name = e.key;
+      systems.cdc_database->kind = cdc_kind;
+      read_mysql(ctx, e.value, *systems.cdc_database);
+      continue;
+    }
     const auto profile = static_cast<model::TransactionalProfile>(std::max(0, *k - 4));
     const bool second_transactional =
         *k >= 4 && std::any_of(systems.transactional.begin(), systems.transactional.end(),
@@ -525,22 +571,34 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
   const Entry* table = item.find("table");
   const Entry* model_entry = item.find("table-model");
   const Entry* system = item.find("system");
+  const Entry* discovery = item.find("stream-split-discovery");
   if (connector == nullptr) {
-    for (const Entry* e : {options, tables, table, model_entry, system})
+    for (const Entry* e : {options, tables, table, model_entry, system, discovery})
       if (e != nullptr)
         ctx.error(e->key_loc, "'" + e->key + "' needs a 'connector'",
                   "add 'connector: mysql-cdc' or 'connector: doris'");
     return;
   }
-  const auto kind = read_enum<int>(ctx, connector->value, "connector",
+  auto kind = read_enum<int>(ctx, connector->value, "connector",
                                    {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
-                                    {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6}});
+                                    {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6},
+                                    {"postgres-cdc", 7}, {"oracle-cdc", 8}, {"sqlserver-cdc", 9},
+                                    {"mongodb-cdc", 10}});
   if (!kind) return;
+  // The CDC family: one source with the connector's dialect, reading the scenario's database.
+  const auto cdc_dialect =
+      *kind >= 7 ? static_cast<model::CdcDialect>(*kind - 6) : model::CdcDialect::mysql;
+  if (*kind >= 7) kind = 0;
   static constexpr const char* kSystemKinds[] = {"mysql",     "doris",   "kafka", "jdbc",
                                                  "starrocks", "iceberg", "paimon"};
-  const char* needed = kSystemKinds[*kind];
+  static constexpr const char* kDatabases[] = {"mysql", "postgres", "oracle", "sqlserver",
+                                               "mongodb"};
+  const char* needed =
+      *kind == 0 ? kDatabases[static_cast<int>(cdc_dialect)] : kSystemKinds[*kind];
   const auto profile = static_cast<model::TransactionalProfile>(std::max(0, *kind - 4));
-  std::string system_name = *kind == 0   ? (systems.cdc_database ? systems.cdc_database->name : "")
+  std::string system_name = *kind == 0   ? (systems.cdc_database && systems.cdc_database->kind == cdc_dialect
+                                                ? systems.cdc_database->name
+                                                : "")
                             : *kind == 1 ? (systems.doris ? systems.doris->name : "")
                             : *kind == 2 ? (systems.kafka ? systems.kafka->name : "")
                             : *kind == 3 ? (systems.jdbc ? systems.jdbc->name : "")
@@ -622,24 +680,32 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
   }
   if (*kind == 0) {
     model::CdcSourceSpec cdc;
+    cdc.dialect = cdc_dialect;
+    const model::DataSourceDialect& d = model::dialect(cdc_dialect);
+    const std::string name = d.connector;
+    cdc.incremental_snapshot = d.incremental_by_default;
+    if (cdc_dialect == model::CdcDialect::mongodb)  // chunks of 64 MB of documents
+      cdc.chunk_size = std::max<std::int64_t>(1, 64LL * 1024 * 1024 / std::max<std::int64_t>(1, v.record_size));
     if (v.input)
-      ctx.error(connector->value.loc, "a mysql-cdc connector is a source: '" + v.name +
+      ctx.error(connector->value.loc, "a " + name + " connector is a source: '" + v.name +
                                           "' has an input",
                 "remove its 'input'");
-    if (options != nullptr && expect_map(ctx, options->value, "a map of mysql-cdc options"))
-      read_cdc_options(ctx, options->value, cdc);
+    if (options != nullptr && expect_map(ctx, options->value, "a map of " + name + " options"))
+      read_cdc_options(ctx, options->value, v.record_size, cdc);
     if (tables == nullptr)
-      ctx.error(connector->key_loc, "a mysql-cdc source needs 'tables'",
+      ctx.error(connector->key_loc, "a " + name + " source needs 'tables'",
                 "list them: 'tables: [{name: app.orders, rows: 40M, changes: 300 rows/s}]'");
     else
       read_tables(ctx, tables->value, cdc);
+    if (discovery != nullptr)
+      if (auto law = read_cost_law(ctx, discovery->value)) cdc.stream_split_discovery = *law;
     for (const Entry* e : {table, model_entry})
       if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' applies to a doris connector");
     if (!cdc.incremental_snapshot && v.parallelism > 1)
       ctx.error(connector->value.loc,
-                "the 1.x MySQL CDC source (scan.incremental.snapshot.enabled: false) runs with "
-                "parallelism 1",
-                "set 'parallelism: 1'");
+                "the legacy " + std::string(d.display) +
+                    " source (scan.incremental.snapshot.enabled: false) runs with parallelism 1",
+                "set 'parallelism: 1', or 'scan.incremental.snapshot.enabled: true'");
     v.cdc_source = cdc;
     v.records_per_second = 0;
   } else {

@@ -22,7 +22,8 @@ const std::vector<std::string>& condition_keys() {
       "failed checkpoints",     "expired checkpoints",   "triggered checkpoints",
       "job",                    "restarts",              "failovers",
       "checkpoint duration p50", "checkpoint duration p99", "replayed records",
-      "lost records",           "log contains",           "log lacks"};
+      "lost records",           "log contains",           "log lacks",
+      "diagnosis contains"};
   return keys;
 }
 
@@ -217,10 +218,12 @@ bool read_condition(Context& ctx, const Entry& entry, Expectation& out,
               "write one value per expectation, e.g. 'checkpoint 4: expired'");
     return false;
   }
-  const bool is_log = key == "log contains" || key == "log lacks";
+  const bool is_log = key == "log contains" || key == "log lacks" || key == "diagnosis contains";
   value_text = is_log ? std::string_view(value.text) : split_within(value.text, within_offset);
   if (is_log) {
-    out.kind = key == "log contains" ? ExpectationKind::log_contains : ExpectationKind::log_lacks;
+    out.kind = key == "log contains"         ? ExpectationKind::log_contains
+               : key == "diagnosis contains" ? ExpectationKind::diagnosis_contains
+                                             : ExpectationKind::log_lacks;
     out.log_text = value.text;
     if (!value.text.empty()) return true;
     ctx.error(value.loc, "'" + entry.key + "' needs the text to look for",
@@ -333,7 +336,8 @@ void read_expectation(Context& ctx, const Node& item, Expectations& out) {
   std::string_view value_text;
   if (!read_condition(ctx, *condition, expectation, within_offset, value_text)) return;
   const bool is_log = expectation.kind == ExpectationKind::log_contains ||
-                      expectation.kind == ExpectationKind::log_lacks;
+                      expectation.kind == ExpectationKind::log_lacks ||
+                      expectation.kind == ExpectationKind::diagnosis_contains;
   expectation.text = condition->key + ": " +
                      (is_log ? "\"" + std::string(value_text) + "\"" : std::string(value_text));
   if (within_offset) {

@@ -37,6 +37,7 @@ enum class ExpectationKind {
   checkpoint_duration,        // checkpoint duration p99: "< 30 s"
   replayed_records,           // replayed records: "<= 1M"
   lost_records,               // lost records: 0 (Kafka transactions the broker aborted)
+  diagnosis_contains,         // diagnosis contains: "text" (why a checkpoint waited)
   log_contains,               // log contains: "text"
   log_lacks,                  // log lacks: "text"
 };

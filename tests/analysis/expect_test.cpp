@@ -254,6 +254,25 @@ TEST_CASE("the stalled-sink example meets its expectations, and a wrong one is r
   CHECK(wrong[0].actual == "FAILED (CHECKPOINT_EXPIRED) at 00:20:24.640");
 }
 
+TEST_CASE("'diagnosis contains' looks into why checkpoints waited, and names the first when "
+          "none matches") {
+  const auto loaded =
+      ckptsim::scenario::load_file(CKPTSIM_SOURCE_DIR "/scenarios/examples/stalled-sink.yaml");
+  REQUIRE(loaded.ok());
+  const RunResult result = ckptsim::run::run(*loaded.scenario);
+  const auto found = check_expectations(
+      parse("  - diagnosis contains: \"blocked in a user call since 00:10:00\"\n"), result);
+  CHECK(found[0].passed);
+  CHECK(found[0].actual.rfind("checkpoint 4: Sink: Warehouse (", 0) == 0);
+  const auto early = check_expectations(
+      parse("  - diagnosis contains: \"blocked in a user call\"\n    within: 5 min\n"), result);
+  CHECK_FALSE(early[0].passed);
+  const auto missing =
+      check_expectations(parse("  - diagnosis contains: \"notifyCheckpointComplete\"\n"), result);
+  CHECK_FALSE(missing[0].passed);
+  CHECK(missing[0].actual.rfind("none; the first: ", 0) == 0);
+}
+
 TEST_CASE("a scenario without expect: has no expectations and says so") {
   const auto loaded = ckptsim::scenario::load_string("job: { vertices: [ { name: Source } ] }",
                                                      "t.yaml");

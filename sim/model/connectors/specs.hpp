@@ -10,12 +10,15 @@
 #include <vector>
 
 #include "sim/core/time.hpp"
+#include "sim/model/connectors/cdc/data_source_dialect.hpp"
+#include "sim/model/cost_law.hpp"
 
 namespace ckptsim::model {
 
 // MySQL as a CDC source sees it: how fast one snapshot reader's chunk SELECTs return rows.
 struct CdcDatabaseSpec {
   std::string name = "mysql";
+  CdcDialect kind = CdcDialect::mysql;  // the database (its CDC connector's dialect)
   double read_rows_per_second = 50000;
   // One chunk-boundary query of a table whose key is not evenly distributed ("SELECT MAX(id)
   // FROM (SELECT id ... ORDER BY id LIMIT chunk-size)", ChunkSplitter, field B4).
@@ -120,14 +123,19 @@ struct CdcTableSpec {
   bool even_key = true;
 };
 
-// MySqlSource (flink-cdc 2.4.2, incremental snapshot, FLIP-27) options.
+// A flink-cdc 2.4 source's options (MySqlSource, or the IncrementalSource of another dialect).
 struct CdcSourceSpec {
+  CdcDialect dialect = CdcDialect::mysql;
   CdcStartupMode startup_mode = CdcStartupMode::initial;  // scan.startup.mode
   std::int64_t chunk_size = 8096;      // scan.incremental.snapshot.chunk.size
   // scan.incremental.snapshot.enabled = false: the 1.x DebeziumSourceFunction, which holds the
   // checkpoint lock from the first snapshot record to the first binlog record (field B1, C11).
   bool incremental_snapshot = true;
   std::vector<CdcTableSpec> tables;    // in the order the snapshot reads them
+  // What discovering the stream split's table schemas costs the reader's task thread when it
+  // is assigned without them (per-table: a schema read per captured table; Postgres 2.4 reads
+  // the whole schema for each).
+  CostLaw stream_split_discovery;
 };
 
 // DorisSink (connector 1.6.1) options.

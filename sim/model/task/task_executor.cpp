@@ -685,6 +685,8 @@ void TaskExecutor::connector_event(ConnectorEvent::Kind kind, int vertex, int in
   e.table = std::move(table);
   e.detail = std::move(detail);
   e.rows = rows;
+  if (const auto& cdc = scenario_.job.vertices[static_cast<std::size_t>(vertex)].cdc_source)
+    e.dialect = cdc->dialect;
   observer_.connector_event(sim_.now(), e);
 }
 

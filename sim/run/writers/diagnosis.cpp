@@ -139,24 +139,25 @@ std::string describe_connector_event(const RunResult& r, const ConnectorRecord& 
   const model::ConnectorEvent& e = record.event;
   const std::string task = task_label(r, e.task.vertex, e.task.subtask);
   using Kind = model::ConnectorEvent::Kind;
+  const model::DataSourceDialect& d = model::dialect(e.dialect);
   switch (e.kind) {
     case Kind::cdc_snapshot_started:
-      return fmt::format("{}: MySQL CDC snapshot reading starts ({}), {} rows to read", task,
+      return fmt::format("{}: {} snapshot reading starts ({}), {} rows to read", task, d.display,
                          e.detail, e.rows);
     case Kind::cdc_snapshot_finished:
-      return fmt::format("{}: MySQL CDC snapshot chunks all read", task);
+      return fmt::format("{}: {} snapshot chunks all read", task, d.display);
     case Kind::cdc_binlog_waiting:
-      return fmt::format("{}: all snapshot chunks finished; the binlog split waits for a "
+      return fmt::format("{}: all snapshot chunks finished; the {} waits for a "
                          "completed checkpoint (parallelism > 1)",
-                         task);
+                         task, d.split);
     case Kind::cdc_assigner_finished:
-      return fmt::format("{}: the snapshot split assigner is finished; the binlog split is "
+      return fmt::format("{}: the snapshot split assigner is finished; the {} is "
                          "assigned",
-                         task);
+                         task, d.split);
     case Kind::cdc_binlog_started:
       return e.detail.empty()
-                 ? fmt::format("{}: MySQL CDC reads the binlog", task)
-                 : fmt::format("{}: MySQL CDC reads the binlog ({})", task, e.detail);
+                 ? fmt::format("{}: {} reads the {}", task, d.display, d.stream)
+                 : fmt::format("{}: {} reads the {} ({})", task, d.display, d.stream, e.detail);
     case Kind::doris_load_failed:
       return fmt::format("{}: Doris ended the stream load of table {}: {}", task, e.table,
                          e.detail);

@@ -115,6 +115,8 @@ class IncrementalSource final : public Source {
       }
       case CdcPhase::binlog:
         ctx_.connector_event(ConnectorEvent::Kind::cdc_binlog_started, vertex_, index, {}, how);
+        // A split assigned without a snapshot carries no table schemas; a restored one has them.
+        if (fresh) discover_schemas(index);
         break;
       case CdcPhase::snapshot_done: finish_snapshot(index); break;
       default: break;
@@ -260,9 +262,24 @@ class IncrementalSource final : public Source {
       // One reader holds the binlog split; the others have nothing left to read.
       reader(i).phase = i == 0 ? CdcPhase::binlog : CdcPhase::idle;
       ctx_.restart_step(vertex_, i);
-      if (i == 0) ctx_.connector_event(ConnectorEvent::Kind::cdc_binlog_started, vertex_, i);
+      if (i == 0) {
+        ctx_.connector_event(ConnectorEvent::Kind::cdc_binlog_started, vertex_, i);
+        if (dialect(spec_.dialect).discovers_after_snapshot) discover_schemas(i);
+      }
       ctx_.wake(vertex_, i);
     }
+  }
+
+  // The reader that gets the stream split reads every captured table's schema on its task
+  // thread (no trigger, barrier or record runs meanwhile).
+  void discover_schemas(int index) {
+    CostLaw::Inputs in;
+    in.tables = static_cast<std::int64_t>(spec_.tables.size());
+    const Duration length = spec_.stream_split_discovery.at(in);
+    if (length <= 0) return;
+    ctx_.run_on_task_thread(vertex_, index, length,
+                            std::string(dialect(spec_.dialect).discovery_call) + " (" +
+                                spec_.stream_split_discovery.describe(in) + ")");
   }
 
   ConnectorContext& ctx_;
