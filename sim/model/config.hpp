@@ -95,6 +95,8 @@ struct FlinkConfig {
   int web_checkpoints_history = 10;
   Duration buffer_timeout = core::milliseconds(100);     // execution.buffer-timeout
   Duration heartbeat_timeout = core::seconds(50);        // heartbeat.timeout
+  Duration task_cancellation_interval = core::seconds(30);  // task.cancellation.interval
+  Duration task_cancellation_timeout = core::minutes(3);    // task.cancellation.timeout (0: none)
   std::int64_t segment_size = 32 * 1024;                 // taskmanager.memory.segment-size
   // taskmanager.memory.* and execution.target: the network memory of each TaskManager
   // (task_executor_process_spec.hpp) and so its number of network buffers.
@@ -133,6 +135,9 @@ struct ClusterSpec {
   int slots_per_taskmanager = 1;   // 0 = as many as the job needs
   CheckpointStorageSpec checkpoint_storage;
   Duration deploy_time = core::milliseconds(500);   // SCHEDULED -> RUNNING after (re)deploy
+  // A TaskManager that shut down (a fatal error) offers slots again after its process exits
+  // and this (a new pod or container registers; standalone: your supervisor restarts it).
+  Duration taskmanager_restart = core::seconds(30);
   // JM <-> TM messages; delivered in order per TaskManager and direction.
   LatencyDistribution rpc_latency = LatencyDistribution::fixed(core::milliseconds(1));
   // The first checkpoint of a job submission: every subtask's asynchronous part takes this much
@@ -286,6 +291,7 @@ struct TimelineAction {
   std::int64_t checkpoint = 0;                // checkpoint anchors: the id, 0 = every one
   std::optional<Duration> repeat_every;       // then again every so often ...
   int times = 1;                              // ... this many times in all (0 = no end)
+  bool interruptible = true;                  // stall: Task's interrupt ends it on cancel
   bool until_restart = false;                 // stall: ends when the stalled task restarts;
                                               // coordinator_busy: when the coordinators reset
   // The run places it once at `at` and nothing depends on the job's life.

@@ -51,7 +51,7 @@ void JobMaster::start() {
       const int task = task_of_operator(scenario_.job, a.vertex);
       if (task >= 0)
         tasks_.add_stall(task, a.subtask, a.at, a.duration,
-                         a.kind == ActionKind::slow_down ? a.factor : 0);
+                         a.kind == ActionKind::slow_down ? a.factor : 0, a.interruptible);
       continue;
     }
     if (a.kind == ActionKind::gc_pause || a.kind == ActionKind::lose_taskmanager) {
@@ -308,6 +308,19 @@ void JobMaster::task_failed(TaskRef task, const std::string& exception_class,
   // The TaskExecutor's updateTaskExecutionState reaches the JobMaster as an RPC on its main
   // thread.
   enqueue_failure({exception_class, message, task, std::nullopt});
+}
+
+void JobMaster::taskmanager_shut_down(int tm) {
+  // JobMaster.disconnectTaskManager with the TaskExecutor's own cause: the slot pool releases
+  // its slots and fails the executions still in them.
+  const std::string cause = "The TaskExecutor is shutting down.";
+  observer_.taskmanager_disconnected(sim_.now(), tm, cause);
+  for (const TaskRef& task : tasks_.tasks_on(tm)) {
+    const ExecutionState s = tasks_.state(task.vertex, task.subtask);
+    if (s == ExecutionState::running || s == ExecutionState::deploying ||
+        s == ExecutionState::initializing)
+      enqueue_failure({"org.apache.flink.util.FlinkException", cause, task, std::nullopt});
+  }
 }
 
 void JobMaster::handle_failure(const Failure& f) {

@@ -67,6 +67,7 @@ class JobMaster final : public core::EventHandler,
   void decline_checkpoint(std::int64_t id, TaskRef task, const CheckpointException&) override;
   void all_tasks_running() override {}
   void all_tasks_terminal() override;
+  void taskmanager_shut_down(int tm) override;
   void task_failed(TaskRef task, const std::string& exception_class,
                    const std::string& message) override;
   CostLaw::Inputs master_cost_inputs() override;

@@ -99,6 +99,9 @@ struct ConnectorEvent {
     doris_failure_detected, // the checker thread noticed (sink.check-interval > 1000 ms)
     kafka_txn_lost,         // a Kafka transaction the broker had aborted: rows lost
     kafka_txn_recommitted,  // a restored Kafka transaction committed on restore
+    task_cancel_stuck,      // TaskInterrupter: the cancelled task's thread is stuck (detail: in
+                            // what; rows: seconds)
+    taskmanager_fatal_error,  // TaskCancelerWatchDog: it did not exit within rows seconds
   } kind = Kind::cdc_snapshot_started;
   TaskRef task;
   std::string table;
@@ -147,6 +150,8 @@ class Observer {
                                bool /*slow*/) {}
   virtual void checkpoint_declined(SimTime, std::int64_t /*id*/, TaskRef,
                                    const CheckpointException&) {}
+  // The JobMaster lost a TaskManager that shut down (disconnectTaskManager's cause).
+  virtual void taskmanager_disconnected(SimTime, int /*tm*/, const std::string& /*cause*/) {}
   // A pending checkpoint was aborted (its stats entry becomes FAILED).
   virtual void checkpoint_aborted(SimTime, std::int64_t /*id*/, const CheckpointException&) {}
   virtual void trigger_rpc_failed(SimTime, std::int64_t /*id*/, const CheckpointException&) {}

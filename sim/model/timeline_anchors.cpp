@@ -54,9 +54,9 @@ void JobMaster::fire(std::size_t index) {
       if (task < 0) return;
       const double speed = a.kind == ActionKind::slow_down ? a.factor : 0;
       if (a.until_restart)
-        tasks_.add_stall_until_restart(task, a.subtask, a.duration, speed);
+        tasks_.add_stall_until_restart(task, a.subtask, a.duration, speed, a.interruptible);
       else
-        tasks_.add_stall(task, a.subtask, sim_.now(), a.duration, speed);
+        tasks_.add_stall(task, a.subtask, sim_.now(), a.duration, speed, a.interruptible);
       return;
     }
     case ActionKind::gc_pause:

@@ -337,6 +337,11 @@ void Recorder::source_coordinator_notified(SimTime t, std::int64_t id, const std
                   complete ? "completed" : "aborted", source));
 }
 
+void Recorder::taskmanager_disconnected(SimTime t, int tm, const std::string& cause) {
+  log(t, LogLevel::info, kJobMaster,
+      fmt::format("Disconnect TaskExecutor ckptsim-taskmanager-{} because: {}", tm + 1, cause));
+}
+
 void Recorder::checkpoint_expired(SimTime t, std::int64_t id) {
   log(t, LogLevel::info, kCoordinator,
       fmt::format("Checkpoint {} of job {} expired before completing.", id, result_.job_id));

@@ -31,6 +31,7 @@ class Recorder final : public model::Observer {
   void checkpoint_completed(SimTime, std::int64_t id, std::int64_t bytes, Duration duration,
                             Duration finalization, const std::string& path) override;
   void checkpoint_expired(SimTime, std::int64_t id) override;
+  void taskmanager_disconnected(SimTime, int tm, const std::string& cause) override;
   void checkpoint_wait(SimTime, std::int64_t id, model::TaskRef, const model::WaitState&,
                        bool slow) override;
   void checkpoint_declined(SimTime, std::int64_t id, model::TaskRef,

@@ -346,6 +346,14 @@ const std::vector<FlinkOption>& flink_options() {
        }},
       {"heartbeat.timeout", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.heartbeat_timeout); }},
+      // TaskManagerOptions.TASK_CANCELLATION_INTERVAL / _TIMEOUT (milliseconds up to 1.19, a
+      // Duration from 1.20; the old key task.cancellation-interval is a deprecated alias).
+      {"task.cancellation.interval", FlinkVersion::v1_15,
+       [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.task_cancellation_interval); }},
+      {"task.cancellation-interval", FlinkVersion::v1_15,
+       [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.task_cancellation_interval); }},
+      {"task.cancellation.timeout", FlinkVersion::v1_15,
+       [](const Node& v, FlinkReader& r) { duration_into(v, r, r.config.task_cancellation_timeout); }},
       // ExecutionOptions.BUFFER_TIMEOUT: key execution.buffer-timeout on release-1.15; 1.16 made
       // it execution.buffer-timeout.interval with the old key deprecated.
       {"execution.buffer-timeout", FlinkVersion::v1_15, buffer_timeout},

@@ -132,7 +132,7 @@ void read_cluster(Context& ctx, const Node& map, const model::FlinkConfig& flink
                                                 "checkpoint-storage", "deploy-time", "rpc-latency",
                                                 "mtbf", "local-disk-bandwidth",
                                                 "heap-snapshot-rate", "checkpoint-warm-up",
-                                                "rpc-latency-spread"};
+                                                "rpc-latency-spread", "taskmanager-restart"};
   for (const Entry& e : map.entries) {
     if (e.key == "taskmanagers") {
       if (auto v = detail::read_int(ctx, e.value, "taskmanagers", 1)) cluster.taskmanagers = *v;
@@ -143,6 +143,8 @@ void read_cluster(Context& ctx, const Node& map, const model::FlinkConfig& flink
       storage = &e;
     } else if (e.key == "deploy-time") {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.deploy_time = *v;
+    } else if (e.key == "taskmanager-restart") {
+      if (auto v = detail::read_duration(ctx, e.value)) cluster.taskmanager_restart = *v;
     } else if (e.key == "rpc-latency") {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.rpc_latency.median = *v;
     } else if (e.key == "rpc-latency-spread") {
@@ -500,7 +502,7 @@ const std::vector<ActionInfo>& actions() {
       {"start", ActionKind::start, {"state", "flink"}},
       {"trigger-savepoint", ActionKind::trigger_savepoint, {}},
       {"trigger-checkpoint", ActionKind::trigger_checkpoint, {}},
-      {"stall", ActionKind::stall, {"vertex", "subtask", "for"}},
+      {"stall", ActionKind::stall, {"vertex", "subtask", "for", "interruptible"}},
       {"fail-task", ActionKind::fail_task, {"vertex", "subtask"}},
       {"cancel", ActionKind::cancel, {}},
       {"set-rate", ActionKind::set_rate, {"vertex", "rate"}},
@@ -827,6 +829,8 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
           ctx.error(e.value.loc, "unknown operator coordinator '" + *name + "'", hint);
         }
       }
+    } else if (e.key == "interruptible") {
+      if (auto b = detail::read_bool(ctx, e.value)) action.interruptible = *b;
     } else if (e.key == "factor") {
       // As a system's slow-down: the share of its speed it keeps (0.1: ten times slower).
       if (auto x = detail::read_double(ctx, e.value, "factor", 0.0, 1e6)) {

@@ -47,8 +47,10 @@ class ConnectorContext {
   // The reader's split changed under a step in progress: the step starts over from now.
   virtual void restart_step(int vertex, int index) = 0;
   // Connector code holds the task thread for `length` (a mail: no other mail, trigger or
-  // barrier runs meanwhile); `call` names the work and its law, for the diagnosis.
-  virtual void run_on_task_thread(int vertex, int index, Duration length, std::string call) = 0;
+  // barrier runs meanwhile); `call` names the work and its law, for the diagnosis. A call that
+  // is not `interruptible` (blocking JDBC reads) holds up the task's cancellation too.
+  virtual void run_on_task_thread(int vertex, int index, Duration length, std::string call,
+                                  bool interruptible) = 0;
   // The subtask fails with an exception from connector code (Task.failExternally): it switches
   // to FAILED, then the failure reaches the JobMaster.
   virtual void switch_to_failed(int vertex, int index) = 0;

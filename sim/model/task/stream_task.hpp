@@ -46,6 +46,9 @@ class StreamTask final : public TaskPart, public core::EventHandler {
     // 0: the thread stops; otherwise it works at this share of its speed (a slow-down: each
     // record costs 1 / speed as much).
     double speed = 0;
+    // Task's interrupt ends the call when the task is cancelled; false: a call that ignores
+    // interrupts (a socket read), so the cancellation waits for it.
+    bool interruptible = true;
     bool covers(const Subtask& s, SimTime now) const {
       return now >= from && now < until && (!subtask || *subtask == s.index) &&
              (attempt < 0 || attempt == s.attempt);

@@ -63,9 +63,11 @@ struct Subtask {
   SimTime mail_started = 0;       // ... since then
   std::string mail_call;          // ... doing this, with the law behind its length
   bool mail_commit = false;       // ... a committer's commit (notifyCheckpointComplete)
+  bool mail_uninterruptible = false;  // ... a call that ignores Task's interrupts
   SimTime running_since = 0;      // this attempt switched to RUNNING then
   std::int64_t bytes_since_checkpoint = 0;  // input consumed since its last checkpoint's barrier
   std::int64_t restored_checkpoint = 0;  // the checkpoint this attempt restored (0: none)
+  Duration restore_time = 0;      // reading its restored state back (INITIALIZING)
   SimTime left_running = 0;       // when this attempt stopped RUNNING (a restore's downtime)
   SimTime busy_since = 0;
   SimTime read_from = -1;        // a source's step went to processing at this time (see

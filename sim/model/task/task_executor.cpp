@@ -46,6 +46,7 @@ TaskExecutor::TaskExecutor(core::Simulation& sim, const Scenario& scenario, Obse
   }
   snapshots_.resize(subtasks_.size());
   epochs_.assign(subtasks_.size(), 0);
+  taskmanager_back_.assign(static_cast<std::size_t>(std::max(1, scenario_.cluster.taskmanagers)), 0);
   connectors_ = make_connectors(scenario, *this);
   network_.build(subtasks_, vertex_first_);
   network_.clear_network();
@@ -199,23 +200,29 @@ void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost) {
   const int first = vertex_first_[static_cast<std::size_t>(v)];
   for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i)
     if (at(first + i).state == ExecutionState::running) {
+      // From 1.18 (FLINK-31370) a cancelled task stops firing after the current timer; 1.17
+      // fires every due timer first.
       run_long_mail(first + i, count * cost,
                     "firing " + std::to_string(count) + " timers (" + std::to_string(count) +
                         " x " + duration_text(cost) + ")",
-                    false);
+                    false, scenario_.flink.version >= FlinkVersion::v1_18);
     }
 }
 
-void TaskExecutor::run_long_mail(int id, Duration length, std::string call, bool commit) {
+void TaskExecutor::run_long_mail(int id, Duration length, std::string call, bool commit,
+                                 bool interruptible) {
   tasks_.run_long_mail(id, length);
   Subtask& s = at(id);
   s.mail_call = std::move(call);
   s.mail_commit = commit;
+  s.mail_uninterruptible = !interruptible;
 }
 
-void TaskExecutor::run_on_task_thread(int vertex, int index, Duration length, std::string call) {
+void TaskExecutor::run_on_task_thread(int vertex, int index, Duration length, std::string call,
+                                      bool interruptible) {
   const int id = vertex_first_[static_cast<std::size_t>(vertex)] + index;
-  if (at(id).state == ExecutionState::running) run_long_mail(id, length, std::move(call), false);
+  if (at(id).state == ExecutionState::running)
+    run_long_mail(id, length, std::move(call), false, interruptible);
 }
 
 void TaskExecutor::end_input(int id) {
@@ -455,28 +462,45 @@ void TaskExecutor::deploy(const CompletedCheckpoint* restored, const std::vector
     s = fresh;
     for (const auto& sink : sinks(s.vertex)) sink->deploy_writer(s.index, state, s.restored_checkpoint);
     set_state(s, ExecutionState::scheduled);
-    set_state(s, ExecutionState::deploying);
-    const auto state_arg = [&](ExecutionState to) {
-      return arg(static_cast<int>(id)) | (static_cast<std::uint64_t>(to) << 24);
-    };
-    sim_.schedule_in(cluster.deploy_time, this, kStateTransition,
-                     state_arg(ExecutionState::initializing));
     // Restore reads the state back from checkpoint storage.
     const double bandwidth = std::max(1.0, cluster.checkpoint_storage.bandwidth_bytes_per_second);
-    const Duration restore =
+    s.restore_time =
         restored ? cluster.checkpoint_storage.latency.median +
                        static_cast<Duration>(static_cast<double>(s.state_size) / bandwidth * 1e9)
                  : 0;
-    sim_.schedule_in(cluster.deploy_time + restore, this, kStateTransition,
-                     state_arg(ExecutionState::running));
+    // A TaskManager that shut down offers its slots again only when it is back: the execution
+    // waits for its slot in SCHEDULED.
+    const Duration slot_wait =
+        std::max<Duration>(0, taskmanager_back_[static_cast<std::size_t>(s.taskmanager)] - sim_.now());
+    if (slot_wait > 0)
+      sim_.schedule_in(slot_wait, this, kStateTransition,
+                       arg(i) | (static_cast<std::uint64_t>(ExecutionState::deploying) << 24));
+    else
+      deploy(i);
   }
+}
+
+void TaskExecutor::deploy(int id) {
+  Subtask& s = at(id);
+  set_state(s, ExecutionState::deploying);
+  const auto state_arg = [&](ExecutionState to) {
+    return arg(id) | (static_cast<std::uint64_t>(to) << 24);
+  };
+  const Duration deploy_time = scenario_.cluster.deploy_time;
+  sim_.schedule_in(deploy_time, this, kStateTransition, state_arg(ExecutionState::initializing));
+  sim_.schedule_in(deploy_time + s.restore_time, this, kStateTransition,
+                   state_arg(ExecutionState::running));
 }
 
 void TaskExecutor::cancel(const std::vector<int>& ids) {
   flush_partial_samples(ids);  // the time series sees the queues before they are dropped
+  std::map<int, Stuck> stuck;
   for (int id : ids) {
     const Subtask& s = at(id);
     for (const auto& sink : sinks(s.vertex)) sink->cancel(s.index);
+    // Task.cancelExecution starts its canceler threads for INITIALIZING and RUNNING tasks.
+    if (s.state == ExecutionState::running || s.state == ExecutionState::initializing)
+      if (Stuck st = stuck_in_call(s); st.until > sim_.now()) stuck[id] = std::move(st);
   }
   new_attempts_of(ids);
   bool any = false;
@@ -490,6 +514,10 @@ void TaskExecutor::cancel(const std::vector<int>& ids) {
       continue;
     set_state(s, ExecutionState::canceling);
     any = true;
+    if (const auto it = stuck.find(i); it != stuck.end()) {
+      cancel_stuck(i, it->second);
+      continue;
+    }
     sim_.schedule_in(rpc_delay(static_cast<int>(id), true), this, kStateTransition,
                      arg(static_cast<int>(id)) |
                          (static_cast<std::uint64_t>(ExecutionState::canceled) << 24));
@@ -497,8 +525,62 @@ void TaskExecutor::cancel(const std::vector<int>& ids) {
   if (!any) listener_.all_tasks_terminal();
 }
 
+TaskExecutor::Stuck TaskExecutor::stuck_in_call(const Subtask& s) const {
+  Stuck out;
+  const SimTime now = sim_.now();
+  if (now < s.mail_busy_until && s.mail_uninterruptible) {
+    out.until = s.mail_busy_until;
+    out.call = s.mail_call;
+  }
+  for (const StreamTask::Stall& st : tasks_.stalls(s.vertex))
+    if (st.speed == 0 && !st.interruptible && st.covers(s, now) && st.until > out.until) {
+      out.until = st.until;
+      out.call = "a user call that ignores interrupts (stalled since " +
+                 std::to_string(core::to_millis(st.from)) + " ms)";
+    }
+  return out;
+}
+
+void TaskExecutor::cancel_stuck(int id, const Stuck& stuck) {
+  // TaskInterrupter: every task.cancellation.interval a warning with the thread's stack and
+  // another interrupt; TaskCancelerWatchDog: after task.cancellation.timeout, a fatal error.
+  const Duration interval = std::max<Duration>(core::kMillisecond, scenario_.flink.task_cancellation_interval);
+  const Duration timeout = scenario_.flink.task_cancellation_timeout;
+  const SimTime now = sim_.now();
+  const bool fatal = timeout > 0 && (stuck.until == core::kNever || stuck.until > now + timeout);
+  const SimTime end = fatal ? now + timeout : stuck.until;
+  stuck_[id] = stuck;
+  for (SimTime t = now + interval; t < end && t - now <= 100 * interval; t += interval)
+    sim_.schedule_at(t, this, kCancelInterrupt, arg(id));
+  if (fatal)
+    sim_.schedule_at(end, this, kCancelWatchdog, arg(id));
+  else if (stuck.until != core::kNever)  // the call returned: the invokable ends
+    sim_.schedule_at(stuck.until + rpc_delay(id, true), this, kStateTransition,
+                     arg(id) | (static_cast<std::uint64_t>(ExecutionState::canceled) << 24));
+}
+
+void TaskExecutor::taskmanager_fatal_error(int tm) {
+  // The process exits about 10 s later (its shutdown blocks on the stuck task until a 10 s
+  // timeout); the JobManager hears of it at once, by the disconnect the TaskExecutor sends.
+  auto& back = taskmanager_back_[static_cast<std::size_t>(tm)];
+  back = std::max(back, sim_.now() + core::seconds(10) + scenario_.cluster.taskmanager_restart);
+  bool canceled = false;
+  for (std::size_t id = 0; id < subtasks_.size(); ++id) {
+    Subtask& s = subtasks_[id];
+    if (s.taskmanager != tm || s.state != ExecutionState::canceling) continue;
+    set_state(s, ExecutionState::canceled);
+    canceled = true;
+  }
+  listener_.taskmanager_shut_down(tm);
+  if (canceled && std::none_of(subtasks_.begin(), subtasks_.end(), [](const Subtask& t) {
+        return t.state == ExecutionState::canceling;
+      }))
+    listener_.all_tasks_terminal();
+}
+
 void TaskExecutor::add_stall_until_restart(int v, std::optional<int> subtask,
-                                           std::optional<Duration> length, double speed) {
+                                           std::optional<Duration> length, double speed,
+                                           bool interruptible) {
   const int parallelism = scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism;
   for (int i = 0; i < parallelism; ++i) {
     if (subtask && *subtask != i) continue;
@@ -507,6 +589,7 @@ void TaskExecutor::add_stall_until_restart(int v, std::optional<int> subtask,
     st.until = length ? sim_.now() + *length : core::kNever;
     st.subtask = i;
     st.speed = speed;
+    st.interruptible = interruptible;
     // A subtask between attempts (not deployed yet, or going away) is stalled in its next one.
     const Subtask& t = at(vertex_first_[static_cast<std::size_t>(v)] + i);
     const bool between = t.state == ExecutionState::created ||
@@ -518,12 +601,13 @@ void TaskExecutor::add_stall_until_restart(int v, std::optional<int> subtask,
 }
 
 void TaskExecutor::add_stall(int v, std::optional<int> subtask, SimTime from,
-                             std::optional<Duration> length, double speed) {
+                             std::optional<Duration> length, double speed, bool interruptible) {
   StreamTask::Stall st;
   st.from = from;
   st.until = length ? from + *length : core::kNever;
   st.subtask = subtask;
   st.speed = speed;
+  st.interruptible = interruptible;
   tasks_.add_stall(v, st);
 }
 
@@ -767,7 +851,7 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
           run_long_mail(rpc.subtask, commit,
                         "notifyCheckpointComplete of checkpoint " + std::to_string(rpc.id) + " (" +
                             law + ")",
-                        true);
+                        true, true);
         }
       }
       if (rpc.complete) {  // the snapshot is confirmed: later increments build on it
@@ -779,6 +863,23 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       // The final checkpoint of a task whose input ended completed: it finishes.
       if (rpc.complete && s.final_checkpoint_min >= 0 && rpc.id >= s.final_checkpoint_min)
         finish_subtask(rpc.subtask);
+      return;
+    }
+    case kCancelInterrupt: {
+      const int id = static_cast<int>(a & 0xffffffU);
+      if ((a >> 32) != epoch(id) || at(id).state != ExecutionState::canceling) return;
+      const Subtask& s = at(id);
+      connector_event(ConnectorEvent::Kind::task_cancel_stuck, s.vertex, s.index, {},
+                      stuck_[id].call, core::to_millis(scenario_.flink.task_cancellation_interval) / 1000);
+      return;
+    }
+    case kCancelWatchdog: {
+      const int id = static_cast<int>(a & 0xffffffU);
+      if ((a >> 32) != epoch(id) || at(id).state != ExecutionState::canceling) return;
+      const Subtask& s = at(id);
+      connector_event(ConnectorEvent::Kind::taskmanager_fatal_error, s.vertex, s.index, {},
+                      stuck_[id].call, core::to_millis(scenario_.flink.task_cancellation_timeout) / 1000);
+      taskmanager_fatal_error(s.taskmanager);
       return;
     }
     case kConnectorFailed: {
@@ -802,7 +903,9 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       if ((a >> 32) != epoch(id)) return;
       const auto to = static_cast<ExecutionState>((a >> 24) & 0xffU);
       Subtask& s = at(id);
-      if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {
+      if (to == ExecutionState::deploying && s.state == ExecutionState::scheduled) {
+        deploy(id);  // its slot became available
+      } else if (to == ExecutionState::initializing && s.state == ExecutionState::deploying) {
         // Task.doRun: setupPartitionsAndGates before INITIALIZING; a pool that does not fit
         // fails the task from DEPLOYING.
         if (auto error = network_.setup_partitions_and_gates(id)) {

@@ -38,6 +38,8 @@ class JobMasterGateway {
   // A task failed with an exception from its code (a connector).
   virtual void task_failed(TaskRef, const std::string& /*exception_class*/,
                            const std::string& /*message*/) {}
+  // A TaskManager shut down after a fatal error: it disconnected from the JobManager.
+  virtual void taskmanager_shut_down(int /*tm*/) {}
 };
 
 class TaskExecutor final : public core::EventHandler, private ConnectorContext {
@@ -131,10 +133,11 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // Timeline: the vertex (or one subtask) stops processing from `from` for `length` (or ever).
   // `speed` > 0: a slow-down to that share of the speed instead of a stop.
   void add_stall(int vertex, std::optional<int> subtask, SimTime from,
-                 std::optional<Duration> length, double speed = 0);
+                 std::optional<Duration> length, double speed = 0, bool interruptible = true);
   // A stall from now that only the current attempts suffer: it ends when the subtask restarts.
   void add_stall_until_restart(int vertex, std::optional<int> subtask,
-                               std::optional<Duration> length, double speed = 0);
+                               std::optional<Duration> length, double speed = 0,
+                               bool interruptible = true);
   // Records read by all sources so far (their positions), or by those of `ids`.
   std::int64_t total_source_position() const;
   std::int64_t source_position(const std::vector<int>& ids) const;
@@ -217,7 +220,23 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Event : std::uint32_t { kTriggerArrives, kNotifyArrives, kStateTransition, kConnectorFailed };
+  enum Event : std::uint32_t { kTriggerArrives, kNotifyArrives, kStateTransition, kConnectorFailed,
+                               kCancelInterrupt, kCancelWatchdog };
+  // Where a cancelled task's thread is stuck in a call that ignores interrupts: until when
+  // (kNever: for ever) and the call; `until` <= now when it is not.
+  struct Stuck {
+    SimTime until = 0;
+    std::string call;
+  };
+  Stuck stuck_in_call(const Subtask& s) const;
+  // Task.cancelExecution of a task whose thread is stuck: TaskInterrupter's warnings, and
+  // CANCELED when the call returns, or TaskCancelerWatchDog's fatal error first.
+  void cancel_stuck(int id, const Stuck& stuck);
+  // TaskManagerRunner.onFatalError: the TaskManager shuts down; its slots come back after
+  // its process exits and cluster.taskmanager-restart.
+  void taskmanager_fatal_error(int tm);
+  // SCHEDULED -> DEPLOYING once its slot is there, then INITIALIZING and RUNNING.
+  void deploy(int id);
   struct TriggerRpc {
     int subtask = 0;
     std::uint32_t generation = 0;
@@ -251,9 +270,11 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   TaskRef task(int vertex, int index) const override;
   void wake(int vertex, int index) override;
   void restart_step(int vertex, int index) override;
-  void run_on_task_thread(int vertex, int index, Duration length, std::string call) override;
-  // A long mail on subtask `id`'s thread (`commit`: a committer's notifyCheckpointComplete).
-  void run_long_mail(int id, Duration length, std::string call, bool commit);
+  void run_on_task_thread(int vertex, int index, Duration length, std::string call,
+                          bool interruptible) override;
+  // A long mail on subtask `id`'s thread (`commit`: a committer's notifyCheckpointComplete;
+  // not `interruptible`: a cancellation waits for it).
+  void run_long_mail(int id, Duration length, std::string call, bool commit, bool interruptible);
   void switch_to_failed(int vertex, int index) override;
   void report_failure(int vertex, int index, const std::string& exception_class,
                       const std::string& message) override;
@@ -279,6 +300,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // Per subtask: the exception that fails it at kConnectorFailed (its start, a network buffer
   // request, or a committer at notifyCheckpointComplete).
   std::map<int, ConnectorException> connector_failures_;
+  std::map<int, Stuck> stuck_;                 // per subtask being cancelled: its stuck call
+  std::vector<SimTime> taskmanager_back_;      // per TaskManager: when it offers slots again
   core::RandomStream rpc_rng_;
   std::vector<SimTime> rpc_last_[2];  // per TaskManager: the last arrival to it, from it
 };

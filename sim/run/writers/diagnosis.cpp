@@ -168,6 +168,16 @@ std::string describe_connector_event(const RunResult& r, const ConnectorRecord& 
     case Kind::kafka_txn_recommitted:
       return fmt::format("{}: the restored {} ({} records) is committed on restore", task,
                          e.detail, e.rows);
+    case Kind::task_cancel_stuck:
+      // Task.TaskInterrupter's warning (the TaskManager's log), its stack as ckptsim names it.
+      return fmt::format("{}: Task '{}' did not react to cancelling signal - interrupting; it is "
+                         "stuck for {} seconds in method: {}",
+                         task, task, e.rows, e.detail);
+    case Kind::taskmanager_fatal_error:
+      return fmt::format("{}: TaskCancelerWatchDog: org.apache.flink.util.FlinkRuntimeException: "
+                         "Task did not exit gracefully within {} + seconds. Fatal error occurred "
+                         "while executing the TaskManager. Shutting it down... (stuck in {})",
+                         task, e.rows, e.detail);
     case Kind::doris_failure_detected:
       return fmt::format("{}: the Doris writer's checker thread found the failed load of table "
                          "{} and fails the task",

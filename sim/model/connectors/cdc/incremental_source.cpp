@@ -279,7 +279,8 @@ class IncrementalSource final : public Source {
     if (length <= 0) return;
     ctx_.run_on_task_thread(vertex_, index, length,
                             std::string(dialect(spec_.dialect).discovery_call) + " (" +
-                                spec_.stream_split_discovery.describe(in) + ")");
+                                spec_.stream_split_discovery.describe(in) + ")",
+                            false);  // JDBC reads ignore Thread.interrupt
   }
 
   ConnectorContext& ctx_;
