@@ -46,6 +46,8 @@ struct CheckpointingConfig {
   CheckpointingMode mode = CheckpointingMode::exactly_once;
   bool unaligned = false;
   bool unaligned_forced = false;
+  // execution.checkpointing.unaligned.interruptible-timers.enabled (1.20+, FLINK-20217)
+  bool interruptible_timers = false;
   Duration aligned_checkpoint_timeout = 0;
   RetentionPolicy retention = RetentionPolicy::never_retain;
   int num_retained = 1;
@@ -318,6 +320,9 @@ struct TimelineAction {
   double rate = 0;                            // set_rate: records per second per subtask
   int taskmanager = 0;                        // gc_pause / lose_taskmanager: 0-based
   std::int64_t timers = 0;                    // fire_timers: how many per subtask
+  // fire_timers: the operator opts in to interruptible timers (a SQL/Table operator or CEP;
+  // DataStream's WindowOperator and KeyedProcessOperator do not, in 1.20)
+  bool timers_interruptible_operator = false;
   std::string coordinator;                    // coordinator_busy: the coordinator's name
   std::string work;                           // ... what its thread is busy with
 };

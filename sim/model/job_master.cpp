@@ -563,7 +563,7 @@ std::optional<std::uint64_t> JobMaster::run_action(const TimelineAction& a) {
     }
     case ActionKind::fire_timers: {
       const int task = task_of_operator(scenario_.job, a.vertex);
-      if (task >= 0) tasks_.fire_timers(task, a.timers, *a.duration);
+      if (task >= 0) tasks_.fire_timers(task, a.timers, *a.duration, a.timers_interruptible_operator);
       return std::nullopt;
     }
     case ActionKind::reject_load:

@@ -227,6 +227,8 @@ const std::vector<FlinkOption>& flink_options() {
       // (ExecutionCheckpointingOptions.ENABLE_UNALIGNED, RestartStrategyOptions.RESTART_STRATEGY,
       // StateBackendOptions.STATE_BACKEND).
       {"execution.checkpointing.unaligned.enabled", FlinkVersion::v1_17, unaligned},
+      {"execution.checkpointing.unaligned.interruptible-timers.enabled", FlinkVersion::v1_20,
+       [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.checkpointing.interruptible_timers); }},
       {"execution.checkpointing.unaligned", FlinkVersion::v1_15, unaligned},
       {"execution.checkpointing.unaligned.forced", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {

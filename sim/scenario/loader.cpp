@@ -509,7 +509,7 @@ const std::vector<ActionInfo>& actions() {
       {"hold-checkpoint-lock", ActionKind::hold_checkpoint_lock, {"vertex", "for"}},
       {"gc-pause", ActionKind::gc_pause, {"taskmanager", "for"}},
       {"lose-taskmanager", ActionKind::lose_taskmanager, {"taskmanager"}},
-      {"fire-timers", ActionKind::fire_timers, {"vertex", "count", "cost"}},
+      {"fire-timers", ActionKind::fire_timers, {"vertex", "count", "cost", "api"}},
       {"coordinator-busy", ActionKind::coordinator_busy, {"coordinator", "for", "work"}},
       {"slow-down", ActionKind::slow_down, {"vertex", "subtask", "factor", "for"}},
   };
@@ -796,6 +796,10 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
         action.timers = *n;
     } else if (e.key == "cost") {
       if (auto d = detail::read_duration(ctx, e.value)) action.duration = *d;
+    } else if (e.key == "api") {
+      if (auto api = detail::read_enum<bool>(ctx, e.value, "the operator's API",
+                                             {{"datastream", false}, {"sql", true}, {"cep", true}}))
+        action.timers_interruptible_operator = *api;
     } else if (e.key == "rate") {
       if (auto r = detail::read_rate(ctx, e.value, false)) action.rate = *r;
     } else if (e.key == "taskmanager") {

@@ -69,6 +69,8 @@ void Network::pump(int channel) {
       c.received.push_front(head);  // RemoteInputChannel.addPriorityBuffer
       ++consumer.priority_pending;
       tasks().yield_to_mail(c.consumer);
+      // A burst of interruptible timers checks for mail after each timer.
+      if (consumer.mail_yields_to_checkpoint) tasks().wake(c.consumer);
     } else {
       if (head.kind == Buffer::Kind::barrier && head.timeoutable) {
         // The barrier left the producer's subpartition: its timeoutable output future

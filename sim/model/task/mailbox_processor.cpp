@@ -16,8 +16,11 @@
 namespace ckptsim::model {
 
 bool StreamTask::stalled(const Subtask& s) const {
+  return sim_.now() < s.mail_busy_until || stopped_by_stall(s);
+}
+
+bool StreamTask::stopped_by_stall(const Subtask& s) const {
   const SimTime now = sim_.now();
-  if (now < s.mail_busy_until) return true;
   for (const Stall& st : stalls_[static_cast<std::size_t>(s.vertex)])
     if (st.speed == 0 && st.covers(s, now)) return true;
   return false;
@@ -39,7 +42,12 @@ void StreamTask::progress(int id) {
     Subtask& s;
     ~Update() { self->update_thread_state(s); }
   } update{this, s};
-  if (s.busy || stalled(s)) return;
+  // Interruptible timers (1.20): a pending trigger or unaligned barrier runs between two timers
+  // of the burst, which then goes on (the snapshot's few ms overlap it here).
+  const bool between_timers = !s.busy && s.mail_yields_to_checkpoint &&
+                              sim_.now() < s.mail_busy_until && !stopped_by_stall(s) &&
+                              (!s.pending_triggers.empty() || s.priority_pending > 0);
+  if (s.busy || (stalled(s) && !between_timers)) return;
   // Mails run between buffers, and while the default action is suspended (back-pressure, no
   // input): a checkpoint trigger at a source.
   if (s.output_timeout_mail >= 0) {
@@ -74,6 +82,7 @@ void StreamTask::progress(int id) {
     return;
   }
   if (is_source(s)) {
+    if (between_timers) return;  // the rest waits for the burst
     if (s.waiting_output && !network().output_available(s)) return;
     s.waiting_output = false;
     schedule_emission(s, id);
@@ -101,6 +110,7 @@ void StreamTask::progress(int id) {
     if (!s.busy) wake(id);
     return;
   }
+  if (between_timers) return;  // the rest waits for the burst
   // StreamTask.processInput: no input is processed while the output is unavailable (R9).
   if (!network().output_available(s)) {
     s.waiting_output = true;

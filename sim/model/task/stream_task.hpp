@@ -31,6 +31,8 @@ class StreamTask final : public TaskPart, public core::EventHandler {
   void run_long_mail(int id, Duration length);
   // The thread is inside a call that does not return now (a stall, a long mail).
   bool stalled(const Subtask& s) const;
+  // ... by a stall of the timeline (not a long mail).
+  bool stopped_by_stall(const Subtask& s) const;
   void schedule_emission(Subtask& s, int id);
 
   // Time accounting: closes the time up to now; re-derives the thread state.

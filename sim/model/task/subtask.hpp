@@ -64,6 +64,8 @@ struct Subtask {
   std::string mail_call;          // ... doing this, with the law behind its length
   bool mail_commit = false;       // ... a committer's commit (notifyCheckpointComplete)
   bool mail_uninterruptible = false;  // ... a call that ignores Task's interrupts
+  bool mail_yields_to_checkpoint = false;  // ... interruptible timers: a checkpoint's mail runs
+                                           // between two of them
   SimTime running_since = 0;      // this attempt switched to RUNNING then
   std::int64_t bytes_since_checkpoint = 0;  // input consumed since its last checkpoint's barrier
   std::int64_t restored_checkpoint = 0;  // the checkpoint this attempt restored (0: none)

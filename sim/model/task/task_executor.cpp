@@ -196,16 +196,27 @@ std::vector<TaskRef> TaskExecutor::tasks_on(int tm) const {
   return on;
 }
 
-void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost) {
+void TaskExecutor::fire_timers(int v, std::int64_t count, Duration cost,
+                               bool interruptible_operator) {
+  // InternalTimerServiceImpl.tryAdvanceWatermark checks mailboxExecutor::shouldInterrupt after
+  // each timer when interruptible timers apply: 1.20+, the flag, unaligned checkpoints and an
+  // operator that opts in (useInterruptibleTimers). Then a checkpoint's mail runs between two
+  // timers instead of after the burst.
+  const CheckpointingConfig& c = checkpointing_;
+  const bool yields = scenario_.flink.version >= FlinkVersion::v1_20 && c.interruptible_timers &&
+                      c.unaligned && interruptible_operator;
+  const double total = static_cast<double>(count) * static_cast<double>(cost);
+  const Duration length = total >= 1e18 ? static_cast<Duration>(1e18) : static_cast<Duration>(total);
   const int first = vertex_first_[static_cast<std::size_t>(v)];
   for (int i = 0; i < scenario_.job.vertices[static_cast<std::size_t>(v)].parallelism; ++i)
     if (at(first + i).state == ExecutionState::running) {
       // From 1.18 (FLINK-31370) a cancelled task stops firing after the current timer; 1.17
       // fires every due timer first.
-      run_long_mail(first + i, count * cost,
+      run_long_mail(first + i, length,
                     "firing " + std::to_string(count) + " timers (" + std::to_string(count) +
                         " x " + duration_text(cost) + ")",
                     false, scenario_.flink.version >= FlinkVersion::v1_18);
+      at(first + i).mail_yields_to_checkpoint = yields;
     }
 }
 
@@ -216,6 +227,7 @@ void TaskExecutor::run_long_mail(int id, Duration length, std::string call, bool
   s.mail_call = std::move(call);
   s.mail_commit = commit;
   s.mail_uninterruptible = !interruptible;
+  s.mail_yields_to_checkpoint = false;
 }
 
 void TaskExecutor::run_on_task_thread(int vertex, int index, Duration length, std::string call,

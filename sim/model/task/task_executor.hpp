@@ -81,7 +81,7 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   void hold_checkpoint_lock(int vertex, std::optional<Duration> length);
   // Every subtask of `vertex` fires `count` timers at once, `cost` each (a window closing for
   // many keys): one long burst of work on the task thread.
-  void fire_timers(int vertex, std::int64_t count, Duration cost);
+  void fire_timers(int vertex, std::int64_t count, Duration cost, bool interruptible_operator);
   // How long the source coordinator of `vertex` is still busy (its checkpoint waits for it).
   Duration coordinator_busy(int vertex) const;
   // The TaskManager (0-based) a subtask runs on: Flink's default slot sharing puts subtask i of
