@@ -260,12 +260,16 @@ void read_checkpoints(const fs::path& job_dir, ReportRun& run) {
 }
 
 void attach_explanations(ReportRun& run) {
+  // The checkpoint a summary.json entry is about (end() if none).
+  const auto checkpoint_of = [&](const ordered_json& entry) {
+    const std::int64_t id = int_of(entry, "checkpoint", -1);
+    return std::find_if(run.checkpoints.begin(), run.checkpoints.end(),
+                        [&](const ReportCheckpoint& x) { return x.id == id; });
+  };
   const ordered_json& diagnosis = run.summary.value("diagnosis", ordered_json::array());
   if (!diagnosis.is_array()) return;
   for (const ordered_json& entry : diagnosis) {
-    const std::int64_t id = int_of(entry, "checkpoint", -1);
-    const auto c = std::find_if(run.checkpoints.begin(), run.checkpoints.end(),
-                                [&](const ReportCheckpoint& x) { return x.id == id; });
+    const auto c = checkpoint_of(entry);
     if (c == run.checkpoints.end() || !entry.contains("unacknowledged")) continue;
     for (const ordered_json& w : entry["unacknowledged"])
       if (w.contains("explanation") && w["explanation"].is_string())
@@ -275,9 +279,7 @@ void attach_explanations(ReportRun& run) {
   const ordered_json& slow = run.summary.value("slow_checkpoints", ordered_json::array());
   if (!slow.is_array()) return;
   for (const ordered_json& entry : slow) {
-    const std::int64_t id = int_of(entry, "checkpoint", -1);
-    const auto c = std::find_if(run.checkpoints.begin(), run.checkpoints.end(),
-                                [&](const ReportCheckpoint& x) { return x.id == id; });
+    const auto c = checkpoint_of(entry);
     if (c != run.checkpoints.end() && entry.contains("explanation") &&
         entry["explanation"].is_string())
       c->explanations.push_back("At half the timeout: " + entry["explanation"].get<std::string>());

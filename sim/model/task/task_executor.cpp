@@ -877,21 +877,18 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
         finish_subtask(rpc.subtask);
       return;
     }
-    case kCancelInterrupt: {
+    case kCancelInterrupt:
+    case kCancelWatchdog: {  // TaskInterrupter's warning, or TaskCancelerWatchDog
       const int id = static_cast<int>(a & 0xffffffU);
       if ((a >> 32) != epoch(id) || at(id).state != ExecutionState::canceling) return;
       const Subtask& s = at(id);
-      connector_event(ConnectorEvent::Kind::task_cancel_stuck, s.vertex, s.index, {},
-                      stuck_[id].call, core::to_millis(scenario_.flink.task_cancellation_interval) / 1000);
-      return;
-    }
-    case kCancelWatchdog: {
-      const int id = static_cast<int>(a & 0xffffffU);
-      if ((a >> 32) != epoch(id) || at(id).state != ExecutionState::canceling) return;
-      const Subtask& s = at(id);
-      connector_event(ConnectorEvent::Kind::taskmanager_fatal_error, s.vertex, s.index, {},
-                      stuck_[id].call, core::to_millis(scenario_.flink.task_cancellation_timeout) / 1000);
-      taskmanager_fatal_error(s.taskmanager);
+      const bool watchdog = kind == kCancelWatchdog;
+      const Duration after = watchdog ? scenario_.flink.task_cancellation_timeout
+                                      : scenario_.flink.task_cancellation_interval;
+      connector_event(watchdog ? ConnectorEvent::Kind::taskmanager_fatal_error
+                               : ConnectorEvent::Kind::task_cancel_stuck,
+                      s.vertex, s.index, {}, stuck_[id].call, core::to_millis(after) / 1000);
+      if (watchdog) taskmanager_fatal_error(s.taskmanager);
       return;
     }
     case kConnectorFailed: {
