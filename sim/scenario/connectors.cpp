@@ -246,15 +246,16 @@ std::optional<core::Duration> read_seconds(Context& ctx, const Node& node) {
 }
 
 void read_transactional_system(Context& ctx, const Node& map, model::TransactionalSystemSpec& sys) {
-  std::vector<std::string> keys = {"kind", "database", "ingest", "commit-latency"};
+  std::vector<std::string> keys = {"kind", "ingest", "commit-latency"};
   const bool starrocks = sys.kind == model::TransactionalProfile::starrocks;
-  if (starrocks) {
+  if (starrocks) {  // the database names StarRocks' messages
+    keys.push_back("database");
     keys.push_back("prepared_transaction_default_timeout_second");
     keys.push_back("label_keep_max_second");
   }
   for (const Entry& e : map.entries) {
     if (e.key == "kind") continue;
-    if (e.key == "database") {
+    if (starrocks && e.key == "database") {
       if (auto s = read_string(ctx, e.value)) sys.database = *s;
     } else if (e.key == "ingest") {
       if (auto r = read_rate(ctx, e.value, true)) sys.ingest_bytes_per_second = std::max(1.0, *r);

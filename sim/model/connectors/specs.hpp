@@ -164,7 +164,6 @@ struct TransactionalSinkSpec {
   // sink.buffer-flush.max-bytes: a table's cache flushes (and its transaction begins) when full.
   std::int64_t flush_bytes = 90LL * 1024 * 1024;
   std::string label_prefix;                 // sink.label-prefix (none: no lingering-txn abort)
-  bool abort_lingering = true;              // sink.exactly-once.enable-abort-lingering-txn
   // Commit retries on a rejected commit (Iceberg commit.retry.*, Paimon commit.*): attempts
   // after the first, the waits (min * 2^k, capped) and the total time allowed (0: none).
   int commit_retries = 0;

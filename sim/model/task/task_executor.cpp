@@ -580,6 +580,7 @@ void TaskExecutor::taskmanager_fatal_error(int tm) {
   for (std::size_t id = 0; id < subtasks_.size(); ++id) {
     Subtask& s = subtasks_[id];
     if (s.taskmanager != tm || s.state != ExecutionState::canceling) continue;
+    stuck_.erase(static_cast<int>(id));
     set_state(s, ExecutionState::canceled);
     canceled = true;
   }
@@ -930,6 +931,7 @@ void TaskExecutor::on_event(std::uint32_t kind, std::uint64_t a) {
       } else if (to == ExecutionState::running && s.state == ExecutionState::initializing) {
         switch_to_running(id);
       } else if (to == ExecutionState::canceled && s.state == ExecutionState::canceling) {
+        stuck_.erase(id);
         set_state(s, to);
         const bool all_done = std::none_of(subtasks_.begin(), subtasks_.end(), [](const Subtask& t) {
           return t.state == ExecutionState::canceling;

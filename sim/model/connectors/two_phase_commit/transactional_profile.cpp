@@ -22,11 +22,10 @@ const TransactionalProfileRules& rules(TransactionalProfile p) {
   // wraps it: "Failed to notify checkpoint complete for checkpoint id N"); Iceberg rethrows the
   // last CommitFailedException unchanged; Paimon throws RuntimeException("Commit failed ...").
   static const TransactionalProfileRules kStarRocks{
-      "StarRocks", true, false, "com.starrocks.data.load.stream.exception.StreamLoadFailException"};
+      true, false, "com.starrocks.data.load.stream.exception.StreamLoadFailException"};
   static const TransactionalProfileRules kIceberg{
-      "Iceberg", false, false, "org.apache.iceberg.exceptions.CommitFailedException"};
-  static const TransactionalProfileRules kPaimon{"Paimon", false, true,
-                                                 "java.lang.RuntimeException"};
+      false, false, "org.apache.iceberg.exceptions.CommitFailedException"};
+  static const TransactionalProfileRules kPaimon{false, true, "java.lang.RuntimeException"};
   switch (p) {
     case TransactionalProfile::iceberg:
       return kIceberg;

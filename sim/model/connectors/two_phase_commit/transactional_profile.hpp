@@ -17,7 +17,6 @@
 namespace ckptsim::model {
 
 struct TransactionalProfileRules {
-  const char* display;  // "StarRocks"
   // The transaction begins at the first cache-full flush (StarRocks); otherwise there is no
   // external transaction before the precommit (data files are written, invisible until commit).
   bool external_transaction;
