@@ -223,6 +223,9 @@ struct VertexSpec {
   std::optional<KafkaSourceSpec> kafka_source;
   std::optional<JdbcSinkSpec> jdbc_sink;
   std::optional<TransactionalSinkSpec> transactional_sink;  // StarRocks, Iceberg, Paimon
+  // Services the task's operators call, in chain order (`per_record` counts the task's input
+  // records).
+  std::vector<ServiceCallsSpec> calls;
 };
 
 struct JobSpec {

@@ -59,6 +59,10 @@ JobSpec chain_operators(const JobSpec& job) {
     if (op.kafka_sink) task.kafka_sink = op.kafka_sink;
     if (op.jdbc_sink) task.jdbc_sink = op.jdbc_sink;
     if (op.transactional_sink) task.transactional_sink = op.transactional_sink;
+    for (ServiceCallsSpec c : op.calls) {  // calls per record reaching `op`
+      c.per_record *= in;
+      task.calls.push_back(c);
+    }
     task.operators.push_back(op.name);
     task.name += " -> " + op.name;
     flow[v] = in * op.selectivity;

@@ -151,6 +151,121 @@ void read_jdbc(Context& ctx, const Node& map, model::JdbcSystemSpec& jdbc) {
   }
 }
 
+void read_service(Context& ctx, const Node& map, model::ServiceSystemSpec& service) {
+  for (const Entry& e : map.entries) {
+    if (e.key == "kind") continue;
+    if (e.key == "latency") {
+      if (auto d = read_duration(ctx, e.value)) {
+        if (*d <= 0)
+          ctx.error(e.value.loc, "a call's latency must be above 0", "write e.g. 'latency: 5 ms'");
+        else
+          service.latency = *d;
+      }
+    } else if (e.key == "throughput") {
+      if (auto r = read_rate(ctx, e.value, false)) service.calls_per_second = *r;
+    } else {
+      unknown_key(ctx, e, "service system", {"kind", "latency", "throughput"});
+    }
+  }
+}
+
+void read_call(Context& ctx, const Node& map, const model::SystemsSpec& systems,
+               const std::string& operator_name, model::ServiceCallsSpec& c) {
+  const Entry* system = map.find("system");
+  std::vector<std::string> names;
+  for (const model::ServiceSystemSpec& s : systems.services) names.push_back(s.name);
+  if (system == nullptr) {
+    ctx.error(map.loc, "a call needs the 'system' it calls",
+              names.empty() ? "declare a service: 'systems: {lookup-db: {kind: service, latency: 5 ms}}'"
+                            : "services: " + join(names, ", "));
+  } else if (auto s = read_string(ctx, system->value)) {
+    if (std::find(names.begin(), names.end(), *s) == names.end()) {
+      std::string hint = did_you_mean(*s, names);
+      ctx.error(system->value.loc, "unknown service '" + *s + "'",
+                !hint.empty()    ? hint
+                : names.empty() ? "declare it: 'systems: {" + *s + ": {kind: service, latency: 5 ms}}'"
+                                : "services: " + join(names, ", "));
+    }
+    c.system = *s;
+  }
+  c.operator_name = operator_name;
+  const Entry* mode = map.find("mode");
+  if (mode != nullptr)
+    if (auto m = read_enum<bool>(ctx, mode->value, "call mode", {{"sync", false}, {"async", true}}); m && *m)
+      c.mode = model::CallMode::async_ordered;
+  const bool async = c.mode != model::CallMode::sync;
+  // AsyncWaitOperator needs a timeout (table.exec.async-lookup.timeout's default: 3 min).
+  if (async) c.timeout = core::seconds(180);
+  for (const Entry& e : map.entries) {
+    if (e.key == "system" || e.key == "mode") continue;
+    const bool async_only = e.key == "capacity" || e.key == "output-mode" || e.key == "client-timeout";
+    if (async_only && !async) {
+      ctx.error(e.key_loc, "'" + e.key + "' applies to 'mode: async' (AsyncWaitOperator)",
+                "add 'mode: async', or remove '" + e.key + "'");
+      continue;
+    }
+    if (e.key == "per-record") {
+      if (auto x = read_double(ctx, e.value, "calls per record", 0.0, 100.0)) c.per_record = *x;
+    } else if (e.key == "capacity") {
+      if (auto n = read_int(ctx, e.value, "capacity", 1)) {
+        if (*n > 100000)
+          ctx.error(e.value.loc, "capacity " + std::to_string(*n) + " is too large",
+                    "ckptsim models at most 100000 requests in flight per subtask");
+        else
+          c.capacity = *n;
+      }
+    } else if (e.key == "output-mode") {
+      if (auto m = read_enum<bool>(ctx, e.value, "output mode",
+                                   {{"ordered", true}, {"unordered", false}, {"allow_unordered", false}}))
+        c.mode = *m ? model::CallMode::async_ordered : model::CallMode::async_unordered;
+    } else if (e.key == "timeout") {
+      const std::string v = e.value.is_scalar() ? to_lower(trim(e.value.text)) : "";
+      if (v == "none" || v == "0") {
+        c.timeout.reset();
+      } else if (auto d = read_duration(ctx, e.value)) {
+        if (*d <= 0) ctx.error(e.value.loc, "a timeout must be above 0", "write e.g. '3 min', or 'none'");
+        else c.timeout = *d;
+      }
+    } else if (e.key == "client-timeout") {
+      if (auto d = read_duration(ctx, e.value)) {
+        if (*d <= 0) ctx.error(e.value.loc, "a timeout must be above 0", "write e.g. '2 min'");
+        else c.client_timeout = *d;
+      }
+    } else if (e.key == "max-attempts") {
+      if (auto n = read_int(ctx, e.value, "max-attempts", 0)) {
+        if (*n > 10000)
+          ctx.error(e.value.loc, "max-attempts " + std::to_string(*n) + " is too large",
+                    "ckptsim models at most 10000 retries of a call");
+        else
+          c.max_attempts = *n;
+      }
+    } else if (e.key == "fixed-delay") {
+      if (auto d = read_duration(ctx, e.value)) c.retry_delay = *d;
+    } else {
+      unknown_key(ctx, e, "call",
+                  {"system", "per-record", "mode", "capacity", "output-mode", "timeout",
+                   "client-timeout", "max-attempts", "fixed-delay"});
+    }
+  }
+}
+
+}  // namespace
+
+void read_calls(Context& ctx, const Node& item, const model::SystemsSpec& systems,
+                model::VertexSpec& v) {
+  const Entry* calls = item.find("calls");
+  if (calls == nullptr) return;
+  const std::string example = "a call such as '{system: lookup-db, per-record: 1, mode: sync}'";
+  if (calls->value.is_sequence()) {
+    for (const Node& c : calls->value.items)
+      if (expect_map(ctx, c, example)) read_call(ctx, c, systems, v.name, v.calls.emplace_back());
+  } else if (expect_map(ctx, calls->value, example)) {
+    read_call(ctx, calls->value, systems, v.name, v.calls.emplace_back());
+  }
+}
+
+namespace {
+
 const UnreadOptions kJdbcUnread = {
     "JDBC", {"url", "username", "password", "driver"},
     // The vertex's parallelism is the sink's; connection set-up is not modelled.
@@ -495,7 +610,7 @@ void read_tables(Context& ctx, const Node& list, model::CdcSourceSpec& cdc) {
 bool is_connector_key(std::string_view key) {
   return key == "connector" || key == "system" || key == "options" || key == "tables" ||
          key == "table" || key == "table-model" || key == "lag" || key == "fetch-rate" ||
-         key == "stream-split-discovery";
+         key == "stream-split-discovery" || key == "calls";
 }
 
 void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
@@ -506,15 +621,21 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     if (kind == nullptr) {
       ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'",
                 "kinds: mysql, postgres, oracle, sqlserver, mongodb, doris, kafka, jdbc, "
-                "starrocks, iceberg, paimon");
+                "starrocks, iceberg, paimon, service");
       continue;
     }
     const auto k = read_enum<int>(ctx, kind->value, "system kind",
                                   {{"mysql", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
                                    {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6},
                                    {"postgres", 7}, {"oracle", 8}, {"sqlserver", 9},
-                                   {"mongodb", 10}});
+                                   {"mongodb", 10}, {"service", 11}});
     if (!k) continue;
+    if (*k == 11) {  // services: any number
+      model::ServiceSystemSpec& service = systems.services.emplace_back();
+      service.name = e.key;
+      read_service(ctx, e.value, service);
+      continue;
+    }
     // A database CDC sources read: one per scenario, whichever its kind.
     const auto cdc_kind = *k >= 7 ? static_cast<model::CdcDialect>(*k - 6) : model::CdcDialect::mysql;
     if (*k >= 7) {
@@ -739,6 +860,10 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
   if (scenario.systems.cdc_database) names.push_back(scenario.systems.cdc_database->name);
   if (scenario.systems.doris) names.push_back(scenario.systems.doris->name);
   if (scenario.systems.jdbc) names.push_back(scenario.systems.jdbc->name);
+  for (const model::ServiceSystemSpec& s : scenario.systems.services) names.push_back(s.name);
+  const bool is_service =
+      std::any_of(scenario.systems.services.begin(), scenario.systems.services.end(),
+                  [&](const model::ServiceSystemSpec& s) { return s.name == system; });
   bool is_transactional = false;
   for (const model::TransactionalSystemSpec& t : scenario.systems.transactional) {
     names.push_back(t.name);
@@ -747,7 +872,7 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
   const bool is_doris = scenario.systems.doris && system == scenario.systems.doris->name;
   const bool is_mysql = scenario.systems.cdc_database && system == scenario.systems.cdc_database->name;
   const bool is_jdbc = scenario.systems.jdbc && system == scenario.systems.jdbc->name;
-  if (!is_doris && !is_mysql && !is_jdbc && !is_transactional) {
+  if (!is_doris && !is_mysql && !is_jdbc && !is_transactional && !is_service) {
     std::string hint = did_you_mean(system, names);
     if (hint.empty())
       hint = names.empty() ? "declare the system under 'systems:' first"
@@ -778,7 +903,7 @@ bool read_system_action(Context& ctx, const Node& item, const Entry& what,
   // A catalog or FE rejects the next commits (a conflict): the committer retries, then gives up.
   static const std::vector<Op> transactional_ops = {{"reject-commit", K::reject_load, {"count", "error"}}};
   const std::vector<Op>& ops = is_doris          ? doris_ops
-                               : is_jdbc         ? jdbc_ops
+                               : is_jdbc || is_service ? jdbc_ops
                                : is_transactional ? transactional_ops
                                                   : mysql_ops;
   std::vector<std::string> op_names;

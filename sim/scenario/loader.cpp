@@ -283,7 +283,7 @@ void read_vertex_key(Context& ctx, const Entry& e, model::VertexSpec& v, VertexL
       "service",       "selectivity", "keys",        "key-distribution", "zipf-exponent",
       "hot-key-share", "source-api",  "partitions",  "notify-complete", "connector", "system",
       "options",       "tables",      "table",       "table-model", "lag",
-      "fetch-rate"};
+      "fetch-rate",    "calls"};
   if (e.key == "name" || detail::is_connector_key(e.key)) {
     // read by read_job
   } else if (e.key == "parallelism") {
@@ -404,6 +404,7 @@ void read_vertices(Context& ctx, const Node& list, std::optional<int> default_pa
       read_vertex_key(ctx, e, vertex, vertex_locs, from, from_loc);
     if (from_loc) vertex.input = from;  // provisional: checked below
     detail::read_connector(ctx, item, systems, vertex);
+    detail::read_calls(ctx, item, systems, vertex);
     vertex.input.reset();
     if (from_loc) {
       const auto upstream = index_of.find(from);

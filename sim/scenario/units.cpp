@@ -81,7 +81,8 @@ constexpr Unit kCountSuffixes[] = {
     {"g", 1'000'000'000},
 };
 
-constexpr std::string_view kRecordWords[] = {"rows", "row", "records", "record", "events", "event"};
+constexpr std::string_view kRecordWords[] = {"rows", "row", "records", "record", "events", "event",
+                                              "calls", "call", "requests", "request"};
 
 template <std::size_t N>
 std::optional<std::int64_t> find_unit(const Unit (&units)[N], std::string_view name) {

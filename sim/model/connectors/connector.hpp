@@ -10,6 +10,8 @@
 //  - Sink: the SinkWriter of every subtask of one vertex (write, which may block the task thread;
 //    flush / prepareCommit at the barrier, prepareSnapshotPreBarrier) with its Committer
 //    (commit at notifyCheckpointComplete, again on restore).
+//  - UserFunction: user code in an operator's processElement that calls out (a function with a
+//    blocking client, or an AsyncFunction behind AsyncWaitOperator).
 // Subtask indices here are 0-based within the vertex.
 #pragma once
 
@@ -174,6 +176,25 @@ class Sink {
   virtual void cancel(int /*index*/) {}
 };
 
+class UserFunction {
+ public:
+  virtual ~UserFunction() = default;
+  // A new attempt of subtask `index` opens the function (RichFunction.open).
+  virtual void open(int /*index*/) {}
+  // processElement for a buffer's records, `cpu` the operators' own cost: the time the task
+  // thread spends (kNever: it never returns).
+  virtual Duration process(int index, const Buffer& buffer, Duration cpu) = 0;
+  // A priority mail cut the buffer in progress after `done` of its `records` records (the mailbox
+  // runs mails between records): the rest comes to `process` again and must not call twice.
+  virtual void cut(int /*index*/, std::int64_t /*done*/, std::int64_t /*records*/) {}
+  // The time the function adds per input record now, for the diagnosis's drain rates.
+  virtual double seconds_per_record(int /*index*/) const { return 0; }
+  // Why the task thread is inside the function (true if it is).
+  virtual bool explain_wait(int /*index*/, WaitState&) const { return false; }
+  // Subtask `index`'s attempt ends (cancelled or failed): its requests in flight are dropped.
+  virtual void close(int /*index*/) {}
+};
+
 // An external system connectors talk to (a database, a broker) as a resource of its own: the
 // timeline's operations on it, and what happens to it when the job is submitted.
 class ExternalSystem {
@@ -183,12 +204,14 @@ class ExternalSystem {
   virtual void system_action(const TimelineAction&) {}
 };
 
-// The connectors of a job: per vertex its source (if a connector reads it) and its sinks (the
-// sink operators chained into it), and the external systems.
+// The connectors of a job: per vertex its source (if a connector reads it), its sinks (the
+// sink operators chained into it) and its functions that call services, and the external
+// systems.
 struct Connectors {
   struct OfVertex {
     std::unique_ptr<Source> source;
     std::vector<std::unique_ptr<Sink>> sinks;
+    std::vector<std::unique_ptr<UserFunction>> functions;  // in chain order
   };
   std::vector<OfVertex> vertices;
   std::vector<std::unique_ptr<ExternalSystem>> systems;

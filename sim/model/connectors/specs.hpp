@@ -81,12 +81,42 @@ struct TransactionalSystemSpec {
   core::Duration label_retention = core::seconds(259200);
 };
 
+// A service operators call record by record (a database a lookup join reads, an HTTP or RPC
+// service an enrichment function asks): each call's round trip, and how many calls a second it
+// takes from all callers together.
+struct ServiceSystemSpec {
+  std::string name;
+  core::Duration latency = core::milliseconds(5);  // one call's round trip
+  double calls_per_second = 0;                     // admitted calls a second, all callers; 0: no limit
+};
+
+// How an operator calls a service: from processElement with a blocking client (a RichMapFunction,
+// a synchronous lookup TableFunction), or through AsyncWaitOperator (AsyncDataStream.orderedWait /
+// unorderedWait, an async lookup join).
+enum class CallMode { sync, async_ordered, async_unordered };
+struct ServiceCallsSpec {
+  std::string system;
+  std::string operator_name;     // the calling operator (messages)
+  double per_record = 1;         // calls per input record of the task (below 1: cache hits)
+  CallMode mode = CallMode::sync;
+  int capacity = 100;            // async: in-flight requests per subtask
+  // async: AsyncWaitOperator's timeout per element, retries included (none: never); sync: the
+  // client's timeout per call (none: it waits as long as the call takes).
+  std::optional<core::Duration> timeout;
+  // async: the client's own timeout per attempt, after which the function completes the request
+  // without a result (a client that completes its future on errors); none: the client waits.
+  std::optional<core::Duration> client_timeout;
+  int max_attempts = 0;          // retries of a failed call (AsyncRetryStrategies fixed delay)
+  core::Duration retry_delay = core::seconds(1);
+};
+
 struct SystemsSpec {
   std::optional<CdcDatabaseSpec> cdc_database;  // the database the CDC sources read
   std::optional<DorisSystemSpec> doris;
   std::optional<KafkaSystemSpec> kafka;
   std::optional<JdbcSystemSpec> jdbc;
   std::vector<TransactionalSystemSpec> transactional;  // at most one per profile
+  std::vector<ServiceSystemSpec> services;            // any number
 };
 
 // KafkaSource (flink-connector-kafka 3.x): a consumer group behind the head of its topic reads

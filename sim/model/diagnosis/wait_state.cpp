@@ -43,6 +43,17 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
       return w;
     }
   }
+  // Inside a function's call out: the explanation if the call never returns or the barrier is
+  // not queued at this input; with the barrier behind data, the call is what drains it.
+  WaitState in_function = w;
+  bool in_call = false;
+  if (s.busy)
+    for (const auto& f : functions(s.vertex))
+      if (f->explain_wait(s.index, in_function)) {
+        if (in_function.until == core::kNever) return in_function;
+        in_call = true;
+        break;
+      }
   if (s.busy)  // inside a sink writer's call
     for (const auto& sink : sinks(s.vertex))
       if (sink->explain_wait(s.index, w)) {
@@ -65,6 +76,7 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
     }
     return w;
   }
+  if (in_call && is_source_task(s.vertex)) return in_function;
   if (is_source_task(s.vertex)) {
     const VertexSpec& v = vertex(s);
     if (s.lock_until_record || sim_.now() < s.lock_held_until) {
@@ -117,12 +129,17 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
     const Subtask& producer =
         at(vertex_first_[static_cast<std::size_t>(w.upstream.vertex)] + w.upstream.subtask);
     const double record_size = static_cast<double>(std::max<std::int64_t>(1, vertex(producer).record_size));
-    // The consumer drains what it processes: record size / cost per record.
-    w.drain_bytes_per_second = v.cost_per_record > 0
-                                   ? record_size * 1e9 / static_cast<double>(v.cost_per_record)
-                                   : 0;
+    // The consumer drains what it processes: record size / (cost per record and the time its
+    // calls out add).
+    double per_record = static_cast<double>(v.cost_per_record) / 1e9;
+    for (const auto& f : functions(s.vertex)) per_record += f->seconds_per_record(s.index);
+    w.drain_bytes_per_second = per_record > 0 ? record_size / per_record : 0;
   } else if (aligning) {
     w.kind = WaitState::Kind::aligning;
+  }
+  if (in_call) {
+    if (w.kind != WaitState::Kind::barrier_behind_data) return in_function;
+    w.call = in_function.call;
   }
   return w;
 }

@@ -194,11 +194,16 @@ void StreamTask::start_processing(int id, const Buffer& b) {
   s.processing = b;
   s.processing_started = sim_.now();
   Duration d = service_time(id, b.records);
-  for (const auto& sink : x_.sinks(s.vertex)) d = sink->write(s.index, b, d);  // SinkWriter.write
+  // The operators' calls out of processElement, then SinkWriter.write.
+  for (const auto& f : x_.functions(s.vertex))
+    if (d != core::kNever) d = f->process(s.index, b, d);
+  for (const auto& sink : x_.sinks(s.vertex))
+    if (d != core::kNever) d = sink->write(s.index, b, d);
   if (d == core::kNever) {  // the thread never comes back from the connector call
     s.processing_done = {};
     return;
   }
+  s.processing_took = d;
   s.processing_done = sim_.schedule_in(d, this, kProcessDone, arg(id));
 }
 
@@ -206,18 +211,29 @@ void StreamTask::yield_to_mail(int id) {
   // The mailbox is checked between records, not between buffers: a priority mail arriving while
   // a buffer is processed runs after the record in progress; the rest of the buffer waits.
   Subtask& s = sub(id);
-  const Duration cost = vertex(s).cost_per_record;
   // A reader's step that is emitted whole, or a thread inside a blocking connector call, runs
   // no mail.
   if (const Source* reader = x_.source(s.vertex); reader && reader->emits_steps_whole()) return;
   for (const auto& sink : x_.sinks(s.vertex))
     if (sink->writes_block_thread()) return;
-  if (!s.busy || s.processing.kind != Buffer::Kind::data || cost <= 0 ||
-      !sim_.is_pending(s.processing_done))
+  if (!s.busy || s.processing.kind != Buffer::Kind::data || !sim_.is_pending(s.processing_done))
     return;
-  const std::int64_t done = std::min<std::int64_t>(
-      s.processing.records, (sim_.now() - s.processing_started) / cost + 1);
+  // Each record takes the operator's cost; with calls out of processElement, the buffer's time
+  // spread evenly over its records.
+  const auto& functions = x_.functions(s.vertex);
+  const Duration cost = vertex(s).cost_per_record;
+  const double per_record =
+      functions.empty() ? static_cast<double>(cost)
+                        : static_cast<double>(s.processing_took) / static_cast<double>(s.processing.records);
+  if (per_record <= 0) return;
+  const std::int64_t done =
+      functions.empty()
+          ? std::min<std::int64_t>(s.processing.records, (sim_.now() - s.processing_started) / cost + 1)
+          : std::min<std::int64_t>(
+                s.processing.records,
+                static_cast<std::int64_t>(static_cast<double>(sim_.now() - s.processing_started) / per_record) + 1);
   if (done >= s.processing.records) return;
+  for (const auto& f : functions) f->cut(s.index, done, s.processing.records);
   Buffer rest = s.processing;
   rest.records = s.processing.records - done;
   rest.bytes = static_cast<std::int32_t>(static_cast<std::int64_t>(s.processing.bytes) * rest.records /
@@ -226,7 +242,11 @@ void StreamTask::yield_to_mail(int id) {
   s.processing.bytes -= rest.bytes;
   s.remainder = rest;
   sim_.cancel(s.processing_done);
-  s.processing_done = sim_.schedule_at(s.processing_started + done * cost, this, kProcessDone, arg(id));
+  const SimTime until =
+      functions.empty() ? s.processing_started + done * cost
+                        : s.processing_started +
+                              static_cast<Duration>(std::llround(static_cast<double>(done) * per_record));
+  s.processing_done = sim_.schedule_at(until, this, kProcessDone, arg(id));
 }
 
 void StreamTask::run_long_mail(int id, Duration length) {

@@ -41,6 +41,7 @@ void StreamTask::schedule_emission(Subtask& s, int id) {
   // (Not when chained operators process the step's records: they write later.)
   s.flush_with_step = scenario_.flink.buffer_timeout > 0 && v.arrivals == Variability::fixed &&
                       v.cost_per_record <= 0 && x_.sinks(s.vertex).empty() &&
+                      x_.functions(s.vertex).empty() &&
                       period >= scenario_.flink.buffer_timeout;
   if (scenario_.flink.buffer_timeout > 0) period = std::min(period, scenario_.flink.buffer_timeout);
   if (v.arrivals == Variability::exponential)  // Poisson arrivals: one record at a time
@@ -105,7 +106,8 @@ void StreamTask::emit_source_records(int id) {
   batch.born = v.arrivals == Variability::exponential
                    ? sim_.now()
                    : s.busy_since + (sim_.now() - s.busy_since) / 2;
-  if ((v.cost_per_record > 0 || !x_.sinks(s.vertex).empty()) && records > 0) {
+  if ((v.cost_per_record > 0 || !x_.sinks(s.vertex).empty() || !x_.functions(s.vertex).empty()) &&
+      records > 0) {
     // The source's own cost and the operators chained to it process what it read on the same
     // thread.
     batch.records = records;

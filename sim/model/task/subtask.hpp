@@ -77,6 +77,7 @@ struct Subtask {
   Buffer processing;
   core::EventId processing_done;
   SimTime processing_started = 0;
+  Duration processing_took = 0;  // the buffer's whole time on the thread (calls out included)
   std::optional<Buffer> remainder;  // records of a buffer left when a mail cut in
   double fractional_records = 0;
   double output_carry = 0;       // fractional output records (selectivity)

@@ -473,6 +473,7 @@ void TaskExecutor::deploy(const CompletedCheckpoint* restored, const std::vector
     }
     s = fresh;
     for (const auto& sink : sinks(s.vertex)) sink->deploy_writer(s.index, state, s.restored_checkpoint);
+    for (const auto& f : functions(s.vertex)) f->open(s.index);
     set_state(s, ExecutionState::scheduled);
     // Restore reads the state back from checkpoint storage.
     const double bandwidth = std::max(1.0, cluster.checkpoint_storage.bandwidth_bytes_per_second);
@@ -510,6 +511,7 @@ void TaskExecutor::cancel(const std::vector<int>& ids) {
   for (int id : ids) {
     const Subtask& s = at(id);
     for (const auto& sink : sinks(s.vertex)) sink->cancel(s.index);
+    for (const auto& f : functions(s.vertex)) f->close(s.index);
     // Task.cancelExecution starts its canceler threads for INITIALIZING and RUNNING tasks.
     if (s.state == ExecutionState::running || s.state == ExecutionState::initializing)
       if (Stuck st = stuck_in_call(s); st.until > sim_.now()) stuck[id] = std::move(st);

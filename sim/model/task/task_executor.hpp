@@ -206,6 +206,9 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   const std::vector<std::unique_ptr<Sink>>& sinks(int vertex) const {
     return connectors_.vertices[static_cast<std::size_t>(vertex)].sinks;
   }
+  const std::vector<std::unique_ptr<UserFunction>>& functions(int vertex) const {
+    return connectors_.vertices[static_cast<std::size_t>(vertex)].functions;
+  }
   core::Simulation& sim() override { return sim_; }
   const Scenario& scenario() const override { return scenario_; }
   Observer& observer() { return observer_; }

@@ -46,6 +46,7 @@ std::string describe_wait(const RunResult& r, const WaitRecord& w) {
     if (w.kind == "barrier_behind_data" && w.channels_aligned > 0)
       s += fmt::format("; aligned {} of {} channels since {}", w.channels_aligned,
                        w.channels_total, clock(w.since));
+    if (!w.call.empty()) s += "; the task thread drains it through " + w.call;
     return s;
   }
   if (w.kind == "barrier_not_sent")

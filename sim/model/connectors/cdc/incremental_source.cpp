@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "sim/model/connectors/connector.hpp"
-#include "sim/model/connectors/doris/doris_system.hpp"
+#include "sim/model/connectors/service_profile.hpp"
 #include "sim/model/connectors/cdc/chunk_plan.hpp"
 
 namespace ckptsim::model {
@@ -28,11 +28,8 @@ namespace {
 // MySQL as the CDC sources see it; slow-downs are known from the timeline up front.
 class CdcDatabase final : public ExternalSystem {
  public:
-  CdcDatabase(const Scenario& scenario, const CdcDatabaseSpec& spec) : spec_(spec) {
-    for (const TimelineAction& a : scenario.timeline)
-      if (a.kind == ActionKind::slow_down && a.system == spec.name)
-        profile_.add_window(a.at, a.duration ? a.at + *a.duration : core::kNever, a.factor);
-  }
+  CdcDatabase(const Scenario& scenario, const CdcDatabaseSpec& spec)
+      : spec_(spec), profile_(scenario, spec.name) {}
   const CdcDatabaseSpec& spec() const { return spec_; }
   const ServiceProfile& profile() const { return profile_; }
 

@@ -194,12 +194,8 @@ class DorisSink final : public Sink, public core::EventHandler {
 // creates the tables before a submission.
 class DorisResource final : public ExternalSystem {
  public:
-  DorisResource(const Scenario& scenario, const DorisSystemSpec& spec) : doris_(spec) {
-    // Slow-downs and stalls are known from the timeline, so the service profile is fixed.
-    for (const TimelineAction& a : scenario.timeline)
-      if (a.kind == ActionKind::slow_down && a.system == spec.name)
-        doris_.profile().add_window(a.at, a.duration ? a.at + *a.duration : core::kNever, a.factor);
-  }
+  DorisResource(const Scenario& scenario, const DorisSystemSpec& spec)
+      : doris_(spec, ServiceProfile(scenario, spec.name)) {}
   DorisSystem& doris() { return doris_; }
   void add(DorisSink* sink) { sinks_.push_back(sink); }
 

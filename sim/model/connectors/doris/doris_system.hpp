@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/core/time.hpp"
+#include "sim/model/connectors/service_profile.hpp"
 #include "sim/model/connectors/specs.hpp"
 
 namespace ckptsim::model {
@@ -26,30 +27,10 @@ namespace ckptsim::model {
 using core::Duration;
 using core::SimTime;
 
-// How fast a system serves over time: its base rate times the factors of the timeline windows
-// in force (slow-down by a factor, stall = factor 0). Windows may overlap; factors multiply.
-class ServiceProfile {
- public:
-  void add_window(SimTime from, SimTime until, double factor);
-  // Work done in [from, to) at `rate` units per second.
-  double amount(SimTime from, SimTime to, double rate) const;
-  // When `work` units are done, starting at `from` at `rate` units per second; kNever if a
-  // stall for ever stops it first.
-  SimTime finish_time(SimTime from, double work, double rate) const;
-  double factor_at(SimTime t) const;
-
- private:
-  struct Window {
-    SimTime from, until;
-    double factor;
-  };
-  std::vector<Window> windows_;
-};
-
 // The Doris cluster's database: tables, running transactions, tablet versions, faults.
 class DorisSystem {
  public:
-  explicit DorisSystem(const DorisSystemSpec& spec);
+  explicit DorisSystem(const DorisSystemSpec& spec, ServiceProfile profile = {});
   const DorisSystemSpec& spec() const { return spec_; }
   ServiceProfile& profile() { return profile_; }
   const ServiceProfile& profile() const { return profile_; }

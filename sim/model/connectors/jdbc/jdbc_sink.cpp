@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "sim/model/connectors/connector.hpp"
-#include "sim/model/connectors/doris/doris_system.hpp"  // ServiceProfile
+#include "sim/model/connectors/service_profile.hpp"
 
 namespace ckptsim::model {
 
@@ -26,11 +26,8 @@ namespace {
 
 class JdbcDatabase final : public ExternalSystem {
  public:
-  JdbcDatabase(const Scenario& scenario, const JdbcSystemSpec& spec) : spec_(spec) {
-    for (const TimelineAction& a : scenario.timeline)
-      if (a.kind == ActionKind::slow_down && a.system == spec.name)
-        profile_.add_window(a.at, a.duration ? a.at + *a.duration : core::kNever, a.factor);
-  }
+  JdbcDatabase(const Scenario& scenario, const JdbcSystemSpec& spec)
+      : spec_(spec), profile_(scenario, spec.name) {}
   void system_action(const TimelineAction& a) override {
     if (a.system != spec_.name || a.kind != ActionKind::reject_load) return;
     rejections_left_ += std::max(1, a.count);
