@@ -20,7 +20,11 @@ namespace {
 
 class BlockingCall final : public ServiceCaller {
  public:
-  using ServiceCaller::ServiceCaller;
+  BlockingCall(ConnectorContext& ctx, int vertex, const ServiceCallsSpec& spec,
+               ExternalService& service)
+      : ServiceCaller(ctx, vertex, spec, service),
+        blocked_(static_cast<std::size_t>(
+            ctx.scenario().job.vertices[static_cast<std::size_t>(vertex)].parallelism)) {}
 
   void open(int index) override {
     reset(index);
@@ -93,11 +97,7 @@ class BlockingCall final : public ServiceCaller {
     Duration calls_took = 0;         // the calls' share of the buffer's time
     std::optional<Duration> resume;  // a cut buffer's rest still to take
   };
-  Blocked& blocked(int index) {
-    if (blocked_.size() <= static_cast<std::size_t>(index))
-      blocked_.resize(static_cast<std::size_t>(index) + 1);
-    return blocked_[static_cast<std::size_t>(index)];
-  }
+  Blocked& blocked(int index) { return blocked_[static_cast<std::size_t>(index)]; }
   std::vector<Blocked> blocked_;
 };
 
