@@ -363,6 +363,11 @@ std::optional<core::Duration> read_seconds(Context& ctx, const Node& node) {
 void read_transactional_system(Context& ctx, const Node& map, model::TransactionalSystemSpec& sys) {
   std::vector<std::string> keys = {"kind", "ingest", "commit-latency"};
   const bool starrocks = sys.kind == model::TransactionalProfile::starrocks;
+  const bool xa = sys.kind == model::TransactionalProfile::jdbc_xa;
+  if (xa) {
+    keys.push_back("dialect");
+    keys.push_back("max_prepared_transactions");
+  }
   if (starrocks) {  // the database names StarRocks' messages
     keys.push_back("database");
     keys.push_back("prepared_transaction_default_timeout_second");
@@ -380,8 +385,17 @@ void read_transactional_system(Context& ctx, const Node& map, model::Transaction
       if (auto d = read_seconds(ctx, e.value)) sys.prepared_timeout = *d;
     } else if (starrocks && e.key == "label_keep_max_second") {
       if (auto d = read_seconds(ctx, e.value)) sys.label_retention = *d;
+    } else if (xa && e.key == "dialect") {
+      if (auto d = read_enum<model::XaDialect>(ctx, e.value, "XA database",
+                                               {{"mysql", model::XaDialect::mysql},
+                                                {"postgres", model::XaDialect::postgres},
+                                                {"oracle", model::XaDialect::oracle}}))
+        sys.xa_dialect = *d;
+    } else if (xa && e.key == "max_prepared_transactions") {
+      if (auto n = read_int(ctx, e.value, "max_prepared_transactions", 0)) sys.max_prepared_transactions = *n;
     } else {
-      unknown_key(ctx, e, std::string(model::to_string(sys.kind)) + " system", keys);
+      unknown_key(ctx, e, std::string(xa ? "xa-database" : model::to_string(sys.kind)) + " system",
+                  keys);
     }
   }
 }
@@ -399,6 +413,14 @@ const UnreadOptions kStarRocksUnread = {
      "sink.exactly-once.enable-abort-lingering-txn", "sink.exactly-once.check-num-lingering-txn",
      "sink.properties.prepared_timeout", "sink.publish-timeout.ms", "sink.parallelism"},
     {"sink.properties."}};
+// JdbcSink.exactlyOnceSink's JdbcExecutionOptions and JdbcExactlyOnceOptions, under their
+// builder fields' names; where the rows go is accepted silently.
+const UnreadOptions kJdbcXaUnread = {
+    "JDBC XA",
+    {"url", "username", "password", "driver", "xaDataSourceClassName"},
+    {"batchSize", "batchIntervalMs", "transactionPerConnection", "recoveredAndRollback",
+     "timeoutSec"},
+    {}};
 const UnreadOptions kIcebergUnread = {
     "Iceberg",
     {"catalog-name", "catalog-type", "catalog-impl", "catalog-database", "catalog-table",
@@ -420,6 +442,7 @@ void read_transactional_sink_options(Context& ctx, const Node& map,
   const P p = sink.profile;
   const UnreadOptions& unread = p == P::starrocks ? kStarRocksUnread
                                 : p == P::iceberg ? kIcebergUnread
+                                : p == P::jdbc_xa ? kJdbcXaUnread
                                                   : kPaimonUnread;
   const std::vector<std::string> read =
       p == P::starrocks ? std::vector<std::string>{"sink.semantic", "sink.label-prefix",
@@ -429,6 +452,8 @@ void read_transactional_sink_options(Context& ctx, const Node& map,
                                                    "commit.retry.min-wait-ms",
                                                    "commit.retry.max-wait-ms",
                                                    "commit.retry.total-timeout-ms"}
+      : p == P::jdbc_xa ? std::vector<std::string>{"maxRetries", "maxCommitAttempts",
+                                                   "allowOutOfOrderCommits", "table-name"}
                         : std::vector<std::string>{"commit.max-retries", "commit.min-retry-wait",
                                                    "commit.max-retry-wait", "commit.timeout"};
   const std::vector<std::string> known = known_keys(read, unread);
@@ -456,6 +481,16 @@ void read_transactional_sink_options(Context& ctx, const Node& map,
       if (auto n = read_size(ctx, e.value)) sink.flush_bytes = std::max<std::int64_t>(1, *n);
     } else if (e.key == "table-name") {
       if (auto s = read_string(ctx, e.value)) sink.table = *s;
+    } else if (e.key == "maxRetries") {
+      if (auto n = read_int(ctx, e.value, e.key, 0); n && *n != 0)
+        ctx.error(e.value.loc,
+                  "JDBC XA sink requires maxRetries equal to 0, otherwise it could cause "
+                  "duplicates. See issue FLINK-22311 for details.",
+                  "write 'maxRetries: 0' (JdbcXaSinkFunction refuses any other value)");
+    } else if (e.key == "maxCommitAttempts") {
+      if (auto n = read_int(ctx, e.value, e.key, 1)) sink.max_commit_attempts = *n;
+    } else if (e.key == "allowOutOfOrderCommits") {
+      if (auto b = read_bool(ctx, e.value)) sink.allow_out_of_order_commits = *b;
     } else if (e.key == "commit.retry.num-retries" || e.key == "commit.max-retries") {
       if (auto n = read_int(ctx, e.value, e.key, 0)) sink.commit_retries = *n;
     } else if (e.key == "commit.retry.min-wait-ms" || e.key == "commit.min-retry-wait") {
@@ -621,14 +656,14 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     if (kind == nullptr) {
       ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'",
                 "kinds: mysql, postgres, oracle, sqlserver, mongodb, doris, kafka, jdbc, "
-                "starrocks, iceberg, paimon, service");
+                "starrocks, iceberg, paimon, service, xa-database");
       continue;
     }
     const auto k = read_enum<int>(ctx, kind->value, "system kind",
                                   {{"mysql", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
                                    {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6},
                                    {"postgres", 7}, {"oracle", 8}, {"sqlserver", 9},
-                                   {"mongodb", 10}, {"service", 11}});
+                                   {"mongodb", 10}, {"service", 11}, {"xa-database", 12}});
     if (!k) continue;
     if (*k == 11) {  // services: any number
       model::ServiceSystemSpec& service = systems.services.emplace_back();
@@ -637,8 +672,9 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
       continue;
     }
     // A database CDC sources read: one per scenario, whichever its kind.
-    const auto cdc_kind = *k >= 7 ? static_cast<model::CdcDialect>(*k - 6) : model::CdcDialect::mysql;
-    if (*k >= 7) {
+    const bool cdc = *k >= 7 && *k <= 10;
+    const auto cdc_kind = cdc ? static_cast<model::CdcDialect>(*k - 6) : model::CdcDialect::mysql;
+    if (cdc) {
       if (systems.cdc_database) {
         ctx.error(e.key_loc, "a second database for CDC sources",
                   "ckptsim models one database CDC sources read per scenario");
@@ -650,7 +686,8 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
       read_mysql(ctx, e.value, *systems.cdc_database);
       continue;
     }
-    const auto profile = static_cast<model::TransactionalProfile>(std::max(0, *k - 4));
+    const auto profile = *k == 12 ? model::TransactionalProfile::jdbc_xa
+                                  : static_cast<model::TransactionalProfile>(std::max(0, *k - 4));
     const bool second_transactional =
         *k >= 4 && std::any_of(systems.transactional.begin(), systems.transactional.end(),
                                [&](const model::TransactionalSystemSpec& t) { return t.kind == profile; });
@@ -705,19 +742,21 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
                                    {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
                                     {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6},
                                     {"postgres-cdc", 7}, {"oracle-cdc", 8}, {"sqlserver-cdc", 9},
-                                    {"mongodb-cdc", 10}});
+                                    {"mongodb-cdc", 10}, {"jdbc-xa", 11}});
   if (!kind) return;
   // The CDC family: one source with the connector's dialect, reading the scenario's database.
   const auto cdc_dialect =
       *kind >= 7 ? static_cast<model::CdcDialect>(*kind - 6) : model::CdcDialect::mysql;
-  if (*kind >= 7) kind = 0;
-  static constexpr const char* kSystemKinds[] = {"mysql",     "doris",   "kafka", "jdbc",
-                                                 "starrocks", "iceberg", "paimon"};
+  if (*kind >= 7 && *kind <= 10) kind = 0;
+  if (*kind == 11) kind = 7;  // jdbc-xa: the transactional sinks' fourth profile
+  static constexpr const char* kSystemKinds[] = {"mysql",     "doris",   "kafka",  "jdbc",
+                                                 "starrocks", "iceberg", "paimon", "xa-database"};
   static constexpr const char* kDatabases[] = {"mysql", "postgres", "oracle", "sqlserver",
                                                "mongodb"};
   const char* needed =
       *kind == 0 ? kDatabases[static_cast<int>(cdc_dialect)] : kSystemKinds[*kind];
-  const auto profile = static_cast<model::TransactionalProfile>(std::max(0, *kind - 4));
+  const auto profile = *kind == 7 ? model::TransactionalProfile::jdbc_xa
+                                   : static_cast<model::TransactionalProfile>(std::max(0, *kind - 4));
   std::string system_name = *kind == 0   ? (systems.cdc_database && systems.cdc_database->kind == cdc_dialect
                                                 ? systems.cdc_database->name
                                                 : "")
@@ -780,6 +819,13 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
         (options == nullptr || options->value.find("sink.semantic") == nullptr))
       ctx.error(connector->key_loc, "ckptsim models the StarRocks sink's exactly-once mode",
                 "add 'sink.semantic: exactly-once' to its options");
+    // JdbcExecutionOptions' default maxRetries (3) is refused by JdbcXaSinkFunction.
+    if (profile == model::TransactionalProfile::jdbc_xa &&
+        (options == nullptr || options->value.find("maxRetries") == nullptr))
+      ctx.error(connector->key_loc,
+                "JDBC XA sink requires maxRetries equal to 0, otherwise it could cause "
+                "duplicates. See issue FLINK-22311 for details.",
+                "JdbcExecutionOptions' default is 3: add 'maxRetries: 0' to its options");
     for (const Entry* e : {tables, table, model_entry})
       if (e != nullptr)
         ctx.error(e->key_loc, "'" + e->key + "' does not apply to a " + connector->value.text +

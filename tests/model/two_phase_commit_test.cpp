@@ -166,3 +166,68 @@ TEST_CASE(
 }
 
 }  // namespace ckptsim
+
+namespace ckptsim {
+namespace {
+
+// A DataStream job writing through JdbcSink.exactlyOnceSink into an XA database.
+std::string xa_job(const std::string& database, const std::string& options,
+                   const std::string& timeline) {
+  return "name: xa\nduration: 10 min\nflink: {version: \"1.17\", execution.checkpointing.interval: "
+         "1 min}\n"
+         "cluster: {taskmanagers: 1, slots-per-taskmanager: 1}\n"
+         "systems: {db: {kind: xa-database, commit-latency: 20 ms, " +
+         database +
+         "}}\n"
+         "job:\n  vertices:\n"
+         "    - {name: \"Source: S\", parallelism: 1, rate: 100 records/s}\n"
+         "    - {name: \"Sink: Xa\", parallelism: 1, input: \"Source: S\", connector: jdbc-xa, "
+         "options: {maxRetries: 0" +
+         options + "}}\ntimeline: " + timeline + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("JDBC XA: PostgreSQL with max_prepared_transactions 0 refuses the first XA PREPARE, "
+          "in snapshotState (JdbcXaSinkFunction.prepareCurrentTx)",
+          "[connectors][two-phase-commit][jdbc-xa]") {
+  const run::RunResult off = run_text(xa_job("dialect: postgres", "", "[]"));
+  REQUIRE_FALSE(off.task_failures.empty());
+  // The checkpoint's sync phase wraps it: "Could not perform checkpoint 1 for operator ...".
+  CHECK(off.task_failures.front().message.find("Could not perform checkpoint 1") != std::string::npos);
+  CHECK(off.task_failures.front().message.find("java.io.IOException") != std::string::npos);
+  CHECK(off.task_failures.front().message.find("ERROR: prepared transactions are disabled") !=
+        std::string::npos);
+  const run::RunResult on =
+      run_text(xa_job("dialect: postgres, max_prepared_transactions: 100", "", "[]"));
+  CHECK(on.task_failures.empty());
+  CHECK(on.counts.completed >= 9);
+}
+
+TEST_CASE("JDBC XA: a transiently failed commit waits for the next notification, until "
+          "maxCommitAttempts; a rollback by the database fails at once (XaGroupOpsImpl.commit)",
+          "[connectors][two-phase-commit][jdbc-xa]") {
+  const std::string lock = "[{at: 2 min, do: db.reject-commit, count: 2}]";
+  // Two failed attempts, the third (at the next checkpoint's completion) commits.
+  const run::RunResult kept = run_text(xa_job("dialect: mysql", "", lock));
+  CHECK(kept.task_failures.empty());
+  // With maxCommitAttempts 2 the second failure gives up.
+  const run::RunResult given_up = run_text(xa_job("dialect: mysql", ", maxCommitAttempts: 2", lock));
+  REQUIRE(given_up.task_failures.size() == 1);
+  CHECK(given_up.task_failures[0].exception_class == "java.lang.RuntimeException");
+  CHECK(given_up.task_failures[0].message.find("reached max number of commit attempts (2)") == 0);
+  // The two failures are one checkpoint interval apart: about 3 min and 4 min.
+  CHECK(given_up.task_failures[0].time > core::minutes(3));
+  CHECK(given_up.task_failures[0].time < core::minutes(4) + core::seconds(30));
+  const run::RunResult rolled_back = run_text(xa_job(
+      "dialect: mysql", "",
+      "[{at: 2 min, do: db.reject-commit, error: \"XA_RBTIMEOUT: Transaction branch was rolled "
+      "back: took too long\"}]"));
+  REQUIRE(rolled_back.task_failures.size() == 1);
+  CHECK(rolled_back.task_failures[0].exception_class == "org.apache.flink.util.FlinkRuntimeException");
+  CHECK(rolled_back.task_failures[0].message.find("failed to commit 1 transactions out of 1") == 0);
+  CHECK(rolled_back.task_failures[0].message.find("error 106: rollback happened because of a timeout") !=
+        std::string::npos);
+}
+
+}  // namespace ckptsim

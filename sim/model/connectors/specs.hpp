@@ -63,8 +63,10 @@ struct JdbcSystemSpec {
 };
 
 // The transactional sinks' profiles (two_phase_commit/): whose TwoPhaseCommittingSink it is.
-enum class TransactionalProfile { starrocks, iceberg, paimon };
-const char* to_string(TransactionalProfile p);  // "starrocks", "iceberg", "paimon"
+enum class TransactionalProfile { starrocks, iceberg, paimon, jdbc_xa };
+const char* to_string(TransactionalProfile p);  // "starrocks", "iceberg", "paimon", "jdbc-xa"
+// The database an XA sink writes into.
+enum class XaDialect { mysql, postgres, oracle };
 
 // A system a transactional (two-phase-commit) sink commits into: StarRocks (transaction stream
 // load), or a table format's catalog (Iceberg, Paimon). One per profile.
@@ -79,6 +81,10 @@ struct TransactionalSystemSpec {
   core::Duration prepared_timeout = core::seconds(86400);
   // StarRocks FE label_keep_max_second: how long a finished transaction's label is remembered.
   core::Duration label_retention = core::seconds(259200);
+  // An XA database (`xa-database`): which one, and PostgreSQL's max_prepared_transactions (0,
+  // its default, disables PREPARE TRANSACTION).
+  XaDialect xa_dialect = XaDialect::mysql;
+  int max_prepared_transactions = 0;
 };
 
 // A service operators call record by record (a database a lookup join reads, an HTTP or RPC
@@ -200,6 +206,10 @@ struct TransactionalSinkSpec {
   core::Duration retry_min_wait = 0;
   core::Duration retry_max_wait = 0;
   core::Duration retry_total_timeout = 0;
+  // JDBC XA (JdbcExactlyOnceOptions): failed commits kept for the next notifyCheckpointComplete
+  // until maxCommitAttempts; allowOutOfOrderCommits lets later transactions commit past one.
+  int max_commit_attempts = 3;
+  bool allow_out_of_order_commits = false;
 };
 
 // flink-connector-jdbc JdbcSink / the SQL 'jdbc' connector's sink options

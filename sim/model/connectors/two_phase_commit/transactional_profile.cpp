@@ -13,6 +13,8 @@ const char* to_string(TransactionalProfile p) {
       return "iceberg";
     case TransactionalProfile::paimon:
       return "paimon";
+    case TransactionalProfile::jdbc_xa:
+      return "jdbc-xa";
   }
   return "?";
 }
@@ -26,11 +28,17 @@ const TransactionalProfileRules& rules(TransactionalProfile p) {
   static const TransactionalProfileRules kIceberg{
       false, false, "org.apache.iceberg.exceptions.CommitFailedException"};
   static const TransactionalProfileRules kPaimon{false, true, "java.lang.RuntimeException"};
+  // JDBC XA: XaGroupOpsImpl.commit throws FlinkRuntimeException ("failed to commit ...") or, once
+  // a transaction reached maxCommitAttempts, RuntimeException.
+  static const TransactionalProfileRules kJdbcXa{false, false,
+                                                 "org.apache.flink.util.FlinkRuntimeException"};
   switch (p) {
     case TransactionalProfile::iceberg:
       return kIceberg;
     case TransactionalProfile::paimon:
       return kPaimon;
+    case TransactionalProfile::jdbc_xa:
+      return kJdbcXa;
     case TransactionalProfile::starrocks:
       break;
   }
@@ -57,6 +65,9 @@ TransactionalSinkSpec default_sink_spec(TransactionalProfile p) {
       s.retry_min_wait = core::milliseconds(10);
       s.retry_max_wait = core::seconds(10);
       s.retry_total_timeout = 0;  // commit.timeout unset: Long.MAX_VALUE
+      break;
+    case TransactionalProfile::jdbc_xa:  // no retry inside a commit: the next checkpoint's
+      s.transaction_timeout = 0;
       break;
   }
   return s;
@@ -110,6 +121,19 @@ std::string paimon_commit_failed(core::Duration timeout, int retries, const std:
       timeout > 0 ? std::to_string(core::to_millis(timeout)) : "9223372036854775807";
   return "Commit failed after " + millis + " millis with " + std::to_string(retries) +
          " retries, there maybe exist commit conflicts between multiple jobs.\nCaused by: " + cause;
+}
+
+std::string xa_xid(int subtask, std::int64_t checkpoint) {
+  // SemanticXidGenerator: format 201, the job id, the subtask and the checkpoint, shown by what
+  // they are rather than as hex.
+  return "201:<job id, subtask " + std::to_string(subtask) + ", checkpoint " +
+         std::to_string(checkpoint) + ">";
+}
+
+std::string xa_transaction(int subtask, std::int64_t checkpoint, bool restored) {
+  // CheckpointAndXid.toString
+  return "CheckpointAndXid{checkpointId=" + std::to_string(checkpoint) +
+         ", xid=" + xa_xid(subtask, checkpoint) + ", restored=" + (restored ? "true" : "false") + "}";
 }
 
 const char* const kPaimonRestoreMessage =

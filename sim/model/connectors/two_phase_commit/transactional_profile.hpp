@@ -5,7 +5,10 @@
 //  - StarRocks: starrocks-connector-for-apache-flink 1.2.x, sink.semantic exactly-once
 //    (StarRocksDynamicSinkFunctionV2, DefaultStreamLoadManager, TransactionStreamLoader);
 //  - Iceberg: IcebergFilesCommitter (iceberg-flink 1.x), commits in notifyCheckpointComplete;
-//  - Paimon: CommitterOperator / StoreCommitter / FileStoreCommitImpl (paimon 0.8+).
+//  - Paimon: CommitterOperator / StoreCommitter / FileStoreCommitImpl (paimon 0.8+);
+//  - JDBC XA: flink-connector-jdbc 3.1 JdbcSink.exactlyOnceSink (JdbcXaSinkFunction,
+//    XaGroupOpsImpl, XaFacadeImpl): the transaction is prepared in snapshotState and committed
+//    in notifyCheckpointComplete; a transient commit failure is kept for the next one.
 #pragma once
 
 #include <cstdint>
@@ -48,5 +51,8 @@ std::string starrocks_begin_failed(const std::string& db, const std::string& tab
                                    const std::string& label);
 std::string paimon_commit_failed(core::Duration timeout, int retries, const std::string& cause);
 extern const char* const kPaimonRestoreMessage;
+// A JDBC XA transaction's xid, and the transaction as XaGroupOpsImpl's messages list it.
+std::string xa_xid(int subtask, std::int64_t checkpoint);
+std::string xa_transaction(int subtask, std::int64_t checkpoint, bool restored);
 
 }  // namespace ckptsim::model

@@ -11,7 +11,13 @@
 //    remembers cannot begin again;
 //  - Iceberg, Paimon: data files are flushed before the barrier; the commit may be rejected
 //    (a conflict) and is retried with waits, then given up with the format's own exception;
-//    Paimon fails once on purpose after a restore committed restored committables.
+//    Paimon fails once on purpose after a restore committed restored committables;
+//  - JDBC XA: the rows go into the open XA transaction; snapshotState flushes them, then XA END
+//    and XA PREPARE (PostgreSQL with max_prepared_transactions 0 refuses: the checkpoint and the
+//    task fail); notifyCheckpointComplete commits the prepared transactions in order, and one
+//    that fails transiently (XAER_RMFAIL: MySQL maps any unmapped error to it, a lock wait
+//    timeout too) is kept for the next notification, until maxCommitAttempts; a rollback the
+//    database made (XA_RB*) or an unknown xid fails at once.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -128,6 +134,21 @@ class TwoPhaseCommittingSink final : public Sink, public core::EventHandler {
     out.took = static_cast<Duration>(static_cast<double>(w.unflushed) /
                                      system_.spec().ingest_bytes_per_second *
                                      static_cast<double>(core::kSecond));
+    if (spec_.profile == TransactionalProfile::jdbc_xa) {
+      // JdbcXaSinkFunction.snapshotState: flush, XA END, XA PREPARE (rethrown as IOException).
+      out.took += system_.spec().commit_latency;
+      if (system_.spec().xa_dialect == XaDialect::postgres &&
+          system_.spec().max_prepared_transactions <= 0) {
+        out.thrown = ConnectorException{
+            "java.io.IOException",
+            "org.apache.flink.util.FlinkRuntimeException: unable to prepare XA transaction, xid: " +
+                xa_xid(index, checkpoint) +
+                ", error -3: resource manager error has occurred. [Error preparing transaction]"
+                "\nCaused by: org.postgresql.util.PSQLException: ERROR: prepared transactions are "
+                "disabled\n  Hint: Set max_prepared_transactions to a nonzero value."};
+        return out;
+      }
+    }
     if (rules_.external_transaction) {
       // snapshotState: sinkManager.flush() sends the rest, then prepare.
       if (!w.opened) begin(index, w, now);
@@ -161,6 +182,7 @@ class TwoPhaseCommittingSink final : public Sink, public core::EventHandler {
   }
 
   Committed notify_checkpoint_complete(int index, std::int64_t id) override {
+    if (spec_.profile == TransactionalProfile::jdbc_xa) return commit_xa(index, id);
     Writer& w = writer(index);
     Committed out;
     const SimTime now = ctx_.sim().now();
@@ -206,6 +228,7 @@ class TwoPhaseCommittingSink final : public Sink, public core::EventHandler {
     std::int64_t next_id = 1;  // the label id of the next transaction
     std::vector<Committable> prepared;
     std::optional<ConnectorException> init_error;
+    std::map<std::int64_t, int> xa_attempts;  // JDBC XA: failed commits per checkpoint
     bool failed = false;  // a flush failed: the task is failing
     ConnectorException failure;
   };
@@ -275,12 +298,80 @@ class TwoPhaseCommittingSink final : public Sink, public core::EventHandler {
                                                  "conflicts detected! Give up committing."
                                                : error)};
       case TransactionalProfile::starrocks:
+      case TransactionalProfile::jdbc_xa:
         break;
     }
     return ConnectorException{
         rules_.commit_exception,
         starrocks_commit_failed(db(), spec_.table, c.label.empty() ? "null" : c.label,
                                 error.empty() ? "Fail" : error, "PREPARED")};
+  }
+  // JdbcXaSinkFunction.notifyCheckpointComplete -> XaGroupOpsImpl.commit: XA COMMIT of every
+  // prepared transaction up to `id`, in order; a transient failure keeps the transaction for the
+  // next notification (without allowOutOfOrderCommits, the later ones too); the exception comes
+  // after the loop: a hard failure first, else one that reached maxCommitAttempts.
+  Committed commit_xa(int index, std::int64_t id) {
+    Writer& w = writer(index);
+    Committed out;
+    std::int64_t& committed = system_.committed(vertex_, index);
+    std::vector<Committable> kept;
+    std::optional<ConnectorException> hard;
+    std::vector<std::string> exhausted;
+    int tried = 0;
+    bool stop = false;
+    for (const Committable& c : w.prepared) {
+      if (c.checkpoint > id || stop) {
+        kept.push_back(c);
+        continue;
+      }
+      if (c.checkpoint <= committed) continue;
+      ++tried;
+      out.took += system_.spec().commit_latency;
+      if (system_.attempt_commit()) {
+        if (kept.empty()) committed = c.checkpoint;
+        continue;
+      }
+      const std::string error = system_.rejection_error().empty()
+                                    ? "Lock wait timeout exceeded; try restarting transaction"
+                                    : system_.rejection_error();
+      const auto [code, description] = xa_error(error);
+      if (code != -7) {  // not transient: XaFacadeImpl throws FlinkRuntimeException
+        if (!hard)
+          hard = ConnectorException{
+              "org.apache.flink.util.FlinkRuntimeException",
+              "unable to commit XA transaction, xid: " + xa_xid(index, c.checkpoint) +
+                  ", error " + std::to_string(code) + ": " + description + ". [" + error + "]"};
+      } else if (++w.xa_attempts[c.checkpoint] >= spec_.max_commit_attempts) {
+        exhausted.push_back(xa_transaction(index, c.checkpoint, false));
+      }
+      kept.push_back(c);
+      if (!spec_.allow_out_of_order_commits) stop = true;
+    }
+    w.prepared = std::move(kept);
+    if (hard) {
+      out.thrown = ConnectorException{"org.apache.flink.util.FlinkRuntimeException",
+                                      "failed to commit 1 transactions out of " + std::to_string(tried) +
+                                          "\nCaused by: " + hard->exception_class + ": " + hard->message};
+    } else if (!exhausted.empty()) {
+      std::string list;
+      for (const std::string& x : exhausted) list += (list.empty() ? "" : ", ") + x;
+      out.thrown = ConnectorException{"java.lang.RuntimeException",
+                                      "reached max number of commit attempts (" +
+                                          std::to_string(spec_.max_commit_attempts) +
+                                          ") for transactions: [" + list + "]"};
+    }
+    return out;
+  }
+  // The XAException code and XaFacadeImpl's description of a database's error: MySQL
+  // Connector/J maps XAER_NOTA (1397) and XA_RB* (1613, 1614) and makes any other error
+  // XAER_RMFAIL, which Flink treats as transient.
+  static std::pair<int, std::string> xa_error(const std::string& error) {
+    if (error.find("XAER_NOTA") != std::string::npos) return {-4, "Xid is not valid"};
+    if (error.find("XA_RBTIMEOUT") != std::string::npos)
+      return {106, "rollback happened because of a timeout"};
+    if (error.find("XA_RBDEADLOCK") != std::string::npos)
+      return {102, "rollback happened because deadlock was detected"};
+    return {-7, "the resource manager has failed and is not available"};
   }
   // StarRocksDynamicSinkFunctionV2.notifyCheckpointComplete wraps what the commit threw.
   ConnectorException notify_failed(std::int64_t id, ConnectorException cause) const {
