@@ -77,8 +77,17 @@ struct RestartConfig {
 enum class StateBackendKind { hashmap, rocksdb };
 enum class CheckpointStorageKind { filesystem, jobmanager };
 
+// table.exec.async-lookup.*: an async lookup join's AsyncWaitOperator (ExecutionConfigOptions),
+// the defaults of a vertex's `calls:` with `mode: async`.
+struct AsyncLookupConfig {
+  int buffer_capacity = 100;
+  core::Duration timeout = core::minutes(3);
+  bool ordered = true;  // output-mode ORDERED (ALLOW_UNORDERED: unordered)
+};
+
 struct FlinkConfig {
   FlinkVersion version = FlinkVersion::v1_17;
+  AsyncLookupConfig async_lookup;
   CheckpointingConfig checkpointing;
   RestartConfig restart;
   StateBackendKind state_backend = StateBackendKind::hashmap;

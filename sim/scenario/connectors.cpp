@@ -170,7 +170,8 @@ void read_service(Context& ctx, const Node& map, model::ServiceSystemSpec& servi
 }
 
 void read_call(Context& ctx, const Node& map, const model::SystemsSpec& systems,
-               const std::string& operator_name, model::ServiceCallsSpec& c) {
+               const model::AsyncLookupConfig& async_defaults, const std::string& operator_name,
+               model::ServiceCallsSpec& c) {
   const Entry* system = map.find("system");
   std::vector<std::string> names;
   for (const model::ServiceSystemSpec& s : systems.services) names.push_back(s.name);
@@ -192,10 +193,14 @@ void read_call(Context& ctx, const Node& map, const model::SystemsSpec& systems,
   const Entry* mode = map.find("mode");
   if (mode != nullptr)
     if (auto m = read_enum<bool>(ctx, mode->value, "call mode", {{"sync", false}, {"async", true}}); m && *m)
-      c.mode = model::CallMode::async_ordered;
+      c.mode = async_defaults.ordered ? model::CallMode::async_ordered
+                                      : model::CallMode::async_unordered;
   const bool async = c.mode != model::CallMode::sync;
-  // AsyncWaitOperator needs a timeout (table.exec.async-lookup.timeout's default: 3 min).
-  if (async) c.timeout = core::seconds(180);
+  // AsyncWaitOperator's defaults: the flink block's table.exec.async-lookup.* (100, 3 min).
+  if (async) {
+    c.capacity = async_defaults.buffer_capacity;
+    c.timeout = async_defaults.timeout;
+  }
   for (const Entry& e : map.entries) {
     if (e.key == "system" || e.key == "mode") continue;
     const bool async_only = e.key == "capacity" || e.key == "output-mode" || e.key == "client-timeout";
@@ -252,15 +257,16 @@ void read_call(Context& ctx, const Node& map, const model::SystemsSpec& systems,
 }  // namespace
 
 void read_calls(Context& ctx, const Node& item, const model::SystemsSpec& systems,
-                model::VertexSpec& v) {
+                const model::AsyncLookupConfig& async_defaults, model::VertexSpec& v) {
   const Entry* calls = item.find("calls");
   if (calls == nullptr) return;
   const std::string example = "a call such as '{system: lookup-db, per-record: 1, mode: sync}'";
   if (calls->value.is_sequence()) {
     for (const Node& c : calls->value.items)
-      if (expect_map(ctx, c, example)) read_call(ctx, c, systems, v.name, v.calls.emplace_back());
+      if (expect_map(ctx, c, example))
+        read_call(ctx, c, systems, async_defaults, v.name, v.calls.emplace_back());
   } else if (expect_map(ctx, calls->value, example)) {
-    read_call(ctx, calls->value, systems, v.name, v.calls.emplace_back());
+    read_call(ctx, calls->value, systems, async_defaults, v.name, v.calls.emplace_back());
   }
 }
 

@@ -230,6 +230,27 @@ const std::vector<FlinkOption>& flink_options() {
       {"execution.checkpointing.unaligned.interruptible-timers.enabled", FlinkVersion::v1_20,
        [](const Node& v, FlinkReader& r) { bool_into(v, r, r.config.checkpointing.interruptible_timers); }},
       {"execution.checkpointing.unaligned", FlinkVersion::v1_15, unaligned},
+      // An async lookup join's AsyncWaitOperator: the defaults of `calls: {mode: async}`.
+      {"table.exec.async-lookup.buffer-capacity", FlinkVersion::v1_15,
+       [](const Node& v, FlinkReader& r) {
+         int_into(v, r, "table.exec.async-lookup.buffer-capacity", 1,
+                  r.config.async_lookup.buffer_capacity);
+         if (r.config.async_lookup.buffer_capacity > 100000) {
+           r.ctx.error(v.loc, "table.exec.async-lookup.buffer-capacity " + v.text + " is too large",
+                       "ckptsim models at most 100000 requests in flight per subtask");
+           r.config.async_lookup.buffer_capacity = 100000;
+         }
+       }},
+      {"table.exec.async-lookup.timeout", FlinkVersion::v1_15,
+       [](const Node& v, FlinkReader& r) {
+         if (const auto d = read_flink_duration(r.ctx, v); d && *d > 0) r.config.async_lookup.timeout = *d;
+       }},
+      {"table.exec.async-lookup.output-mode", FlinkVersion::v1_16,
+       [](const Node& v, FlinkReader& r) {
+         if (const auto m = read_enum<bool>(r.ctx, v, "async lookup output mode",
+                                            {{"ORDERED", true}, {"ALLOW_UNORDERED", false}}))
+           r.config.async_lookup.ordered = *m;
+       }},
       {"execution.checkpointing.unaligned.forced", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
          bool_into(v, r, r.config.checkpointing.unaligned_forced);

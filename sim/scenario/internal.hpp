@@ -220,7 +220,7 @@ void read_connector(Context& ctx, const Node& vertex, const model::SystemsSpec& 
                     model::VertexSpec& v);
 // A vertex's `calls:` (the services its operator calls from processElement).
 void read_calls(Context& ctx, const Node& vertex, const model::SystemsSpec& systems,
-                model::VertexSpec& v);
+                const model::AsyncLookupConfig& async_defaults, model::VertexSpec& v);
 // A timeline entry whose `do` is "<system>.<operation>"; false after an error.
 bool read_system_action(Context& ctx, const Node& item, const Entry& what,
                         const model::Scenario& scenario, model::TimelineAction& action);

@@ -359,7 +359,8 @@ std::vector<std::string> vertex_names(const model::JobSpec& job) {
 }
 
 void read_vertices(Context& ctx, const Node& list, std::optional<int> default_parallelism,
-                   const model::SystemsSpec& systems, model::JobSpec& job) {
+                   const model::SystemsSpec& systems, const model::AsyncLookupConfig& async_lookup,
+                   model::JobSpec& job) {
   if (!detail::expect_sequence(ctx, list, "a list of vertices")) return;
   if (list.items.empty()) {
     ctx.error(list.loc, "the job has no vertices", kMinimalJobHint);
@@ -404,7 +405,7 @@ void read_vertices(Context& ctx, const Node& list, std::optional<int> default_pa
       read_vertex_key(ctx, e, vertex, vertex_locs, from, from_loc);
     if (from_loc) vertex.input = from;  // provisional: checked below
     detail::read_connector(ctx, item, systems, vertex);
-    detail::read_calls(ctx, item, systems, vertex);
+    detail::read_calls(ctx, item, systems, async_lookup, vertex);
     vertex.input.reset();
     if (from_loc) {
       const auto upstream = index_of.find(from);
@@ -470,7 +471,8 @@ void read_vertices(Context& ctx, const Node& list, std::optional<int> default_pa
 }
 
 void read_job(Context& ctx, const Entry& job_entry, std::optional<int> default_parallelism,
-              const model::SystemsSpec& systems, model::JobSpec& job) {
+              const model::SystemsSpec& systems, const model::AsyncLookupConfig& async_lookup,
+              model::JobSpec& job) {
   const Node* map = section(ctx, job_entry);
   if (map == nullptr) return;
   const Entry* vertices = map->find("vertices");
@@ -481,7 +483,7 @@ void read_job(Context& ctx, const Entry& job_entry, std::optional<int> default_p
     if (e.key == "name") {
       if (auto v = detail::read_name(ctx, e.value, "the job name")) job.name = *v;
     } else if (e.key == "vertices") {
-      read_vertices(ctx, e.value, default_parallelism, systems, job);
+      read_vertices(ctx, e.value, default_parallelism, systems, async_lookup, job);
     } else {
       unknown_key(ctx, e, "job", {"name", "vertices"});
     }
@@ -1031,7 +1033,8 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   if (job == nullptr)
     ctx.error(root.loc, "the scenario has no 'job'", kMinimalJobHint);
   else
-    read_job(ctx, *job, default_parallelism, scenario.systems, scenario.job);
+    read_job(ctx, *job, default_parallelism, scenario.systems, scenario.flink.async_lookup,
+             scenario.job);
   if (timeline != nullptr) read_timeline(ctx, *timeline, scenario.job, flink, scenario);
   return scenario;
 }

@@ -150,3 +150,31 @@ job:
       worst = std::max(worst, c.end_time - c.trigger_time);
   CHECK(worst > core::seconds(6));  // without the limit a call takes 1 ms: no back-pressure
 }
+
+TEST_CASE("table.exec.async-lookup.* are the defaults of async calls; a call's own keys win",
+          "[model][service]") {
+  const auto load = [](const std::string& flink, const std::string& calls) {
+    const std::string text = "name: t\nflink: {version: \"1.17\"" + flink +
+                             "}\nsystems: {api: {kind: service}}\njob:\n  vertices:\n"
+                             "    - {name: S}\n    - {name: L, input: S, calls: " + calls + "}\n";
+    const auto loaded = scenario::load_string(text, "t.yaml");
+    INFO(scenario::format_diagnostics(loaded.diagnostics));
+    REQUIRE(loaded.ok());
+    return loaded.scenario->job.vertices[1].calls.at(0);
+  };
+  const auto plain = load("", "{system: api, mode: async}");
+  CHECK(plain.capacity == 100);
+  CHECK(plain.timeout == core::minutes(3));
+  CHECK(plain.mode == model::CallMode::async_ordered);
+  const std::string sql = ", table.exec.async-lookup.buffer-capacity: 400, table.exec.async-lookup.timeout: "
+                          "30 s, table.exec.async-lookup.output-mode: ALLOW_UNORDERED";
+  const auto from_flink = load(sql, "{system: api, mode: async}");
+  CHECK(from_flink.capacity == 400);
+  CHECK(from_flink.timeout == core::seconds(30));
+  CHECK(from_flink.mode == model::CallMode::async_unordered);
+  const auto own = load(sql, "{system: api, mode: async, capacity: 7, timeout: 1 min, output-mode: ordered}");
+  CHECK(own.capacity == 7);
+  CHECK(own.timeout == core::minutes(1));
+  CHECK(own.mode == model::CallMode::async_ordered);
+  CHECK_FALSE(load(sql, "{system: api}").timeout);  // a blocking call has no timeout by default
+}
