@@ -156,8 +156,9 @@ void read_service(Context& ctx, const Node& map, model::ServiceSystemSpec& servi
     if (e.key == "kind") continue;
     if (e.key == "latency") {
       if (auto d = read_duration(ctx, e.value)) {
-        if (*d <= 0)
-          ctx.error(e.value.loc, "a call's latency must be above 0", "write e.g. 'latency: 5 ms'");
+        if (*d <= 0 || *d > core::minutes(60))
+          ctx.error(e.value.loc, "a call's latency must be above 0 and at most 1 h",
+                    "write e.g. 'latency: 5 ms'");
         else
           service.latency = *d;
       }

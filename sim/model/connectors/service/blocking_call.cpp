@@ -56,7 +56,8 @@ class BlockingCall final : public ServiceCaller {
     if (calls == 0) return cpu;
     SimTime t = now + cpu;
     if (service_.steady_from(t)) {
-      t += calls * service_.spec().latency;
+      const double took = static_cast<double>(calls) * static_cast<double>(service_.spec().latency);
+      t = took >= 1e18 ? core::kNever : t + static_cast<Duration>(took);
     } else {
       for (std::int64_t i = 0; i < calls && t != core::kNever; ++i) {
         const ExternalService::Outcome o = service_.call(t, spec_);

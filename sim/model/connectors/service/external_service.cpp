@@ -38,6 +38,7 @@ SimTime ExternalService::admit(SimTime t) {
 ExternalService::Outcome ExternalService::call(SimTime start, const ServiceCallsSpec& how) {
   const double calls_per_second = 1e9 / static_cast<double>(spec_.latency);
   for (int attempt = 0;; ++attempt) {
+    if (start >= static_cast<SimTime>(1e18)) return {core::kNever, std::nullopt};  // past any run
     const SimTime admitted = admit(start);
     const SimTime answered = admitted == core::kNever
                                  ? core::kNever
