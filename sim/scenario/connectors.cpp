@@ -247,6 +247,9 @@ void read_call(Context& ctx, const Node& map, const model::SystemsSpec& systems,
       }
     } else if (e.key == "fixed-delay") {
       if (auto d = read_duration(ctx, e.value)) c.retry_delay = *d;
+      if (map.find("max-attempts") == nullptr)
+        ctx.error(e.key_loc, "'fixed-delay' waits before a retry, and this call makes none",
+                  "add 'max-attempts: 3', or remove 'fixed-delay'");
     } else {
       unknown_key(ctx, e, "call",
                   {"system", "per-record", "mode", "capacity", "output-mode", "timeout",
@@ -400,6 +403,10 @@ void read_transactional_system(Context& ctx, const Node& map, model::Transaction
         sys.xa_dialect = *d;
     } else if (xa && e.key == "max_prepared_transactions") {
       if (auto n = read_int(ctx, e.value, "max_prepared_transactions", 0)) sys.max_prepared_transactions = *n;
+      const Entry* dialect = map.find("dialect");
+      if (dialect == nullptr || trim(dialect->value.text) != "postgres")
+        ctx.error(e.key_loc, "max_prepared_transactions is PostgreSQL's",
+                  "add 'dialect: postgres', or remove it");
     } else {
       unknown_key(ctx, e, std::string(xa ? "xa-database" : model::to_string(sys.kind)) + " system",
                   keys);
@@ -424,7 +431,7 @@ const UnreadOptions kStarRocksUnread = {
 // builder fields' names; where the rows go is accepted silently.
 const UnreadOptions kJdbcXaUnread = {
     "JDBC XA",
-    {"url", "username", "password", "driver", "xaDataSourceClassName"},
+    {"url", "username", "password", "driver", "xaDataSourceClassName", "table-name"},
     {"batchSize", "batchIntervalMs", "transactionPerConnection", "recoveredAndRollback",
      "timeoutSec"},
     {}};
@@ -460,7 +467,7 @@ void read_transactional_sink_options(Context& ctx, const Node& map,
                                                    "commit.retry.max-wait-ms",
                                                    "commit.retry.total-timeout-ms"}
       : p == P::jdbc_xa ? std::vector<std::string>{"maxRetries", "maxCommitAttempts",
-                                                   "allowOutOfOrderCommits", "table-name"}
+                                                   "allowOutOfOrderCommits"}
                         : std::vector<std::string>{"commit.max-retries", "commit.min-retry-wait",
                                                    "commit.max-retry-wait", "commit.timeout"};
   const std::vector<std::string> known = known_keys(read, unread);
