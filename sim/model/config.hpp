@@ -295,7 +295,12 @@ enum class ActionAnchor {
   job_running,           // `offset` after every time the job switches to RUNNING
   checkpoint_triggered,  // `offset` after checkpoint `checkpoint` (0: each) is triggered
   checkpoint_completed,  // ... completes
+  connector_phase,       // `offset` after a connector of `phase_of` enters `phase`
 };
+
+// A connector's phase a timeline action can be anchored to (`at-phase`): a CDC source's readers
+// start or finish their snapshot, or the stream (binlog) split is assigned.
+enum class ConnectorPhase { snapshot_started, snapshot_finished, stream_started };
 
 struct TimelineAction {
   SimTime at = 0;
@@ -303,6 +308,8 @@ struct TimelineAction {
   ActionAnchor anchor = ActionAnchor::time;
   Duration offset = 0;                        // after the anchor's event
   std::int64_t checkpoint = 0;                // checkpoint anchors: the id, 0 = every one
+  ConnectorPhase phase = ConnectorPhase::stream_started;  // connector_phase: which one ...
+  std::string phase_of;                       // ... of which source (operator name)
   std::optional<Duration> repeat_every;       // then again every so often ...
   int times = 1;                              // ... this many times in all (0 = no end)
   bool interruptible = true;                  // stall: Task's interrupt ends it on cancel

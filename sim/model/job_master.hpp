@@ -68,6 +68,7 @@ class JobMaster final : public core::EventHandler,
   void all_tasks_running() override {}
   void all_tasks_terminal() override;
   void taskmanager_shut_down(int tm) override;
+  void connector_phase(int vertex, ConnectorPhase phase) override;
   void task_failed(TaskRef task, const std::string& exception_class,
                    const std::string& message) override;
   CostLaw::Inputs master_cost_inputs() override;
@@ -162,6 +163,8 @@ class JobMaster final : public core::EventHandler,
     bool until_reset = false;  // ends when the coordinators are reset (a global restore)
   };
   std::map<std::string, CoordinatorWork> coordinator_work_;  // by coordinator name
+  // `at-phase` actions: the run each last fired in (a phase anchors once per run).
+  std::map<std::size_t, std::uint64_t> phase_fired_;
   const CoordinatorWork* work_of(std::size_t step) const;
   std::shared_ptr<const FlinkConfig> flink_;  // the current submission's, if changed
   // request(): the coordinator and its request id of each (none: refused or nothing to follow).

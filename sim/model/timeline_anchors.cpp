@@ -1,6 +1,7 @@
 // Timeline actions placed by the job's life rather than once at a fixed time: `after-start`
 // (every time the job switches to RUNNING), `at-checkpoint` (a checkpoint triggered or
-// completed), repeats (`every`, `times`) and stalls that a restart clears (`until: restart`).
+// completed), `at-phase` (a connector enters a phase), repeats (`every`, `times`) and stalls
+// that a restart clears (`until: restart`).
 // docs/scenario-format.md, "When an action happens".
 #include "sim/model/job_master.hpp"
 
@@ -20,6 +21,20 @@ void JobMaster::anchor_reached(ActionAnchor anchor, std::int64_t checkpoint) {
   for (std::size_t i = 0; i < scenario_.timeline.size(); ++i) {
     const TimelineAction& a = scenario_.timeline[i];
     if (a.anchor != anchor || (a.checkpoint != 0 && a.checkpoint != checkpoint)) continue;
+    schedule_occurrence(i, 0, a.offset);
+  }
+}
+
+void JobMaster::connector_phase(int vertex, ConnectorPhase phase) {
+  // The first time in each run of the job that the source's readers enter the phase.
+  for (std::size_t i = 0; i < scenario_.timeline.size(); ++i) {
+    const TimelineAction& a = scenario_.timeline[i];
+    if (a.anchor != ActionAnchor::connector_phase || a.phase != phase ||
+        task_of_operator(scenario_.job, a.phase_of) != vertex)
+      continue;
+    const auto fired = phase_fired_.find(i);
+    if (fired != phase_fired_.end() && fired->second == runs_) continue;
+    phase_fired_[i] = runs_;
     schedule_occurrence(i, 0, a.offset);
   }
 }

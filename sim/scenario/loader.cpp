@@ -590,8 +590,8 @@ void read_start_flink(Context& ctx, const Node& map, const model::Scenario& scen
 
 // When an action happens besides a plain `at` (docs/scenario-format.md, "When an action
 // happens"): after every start of the job, at a checkpoint, again and again, or until a restart.
-const std::vector<std::string> kWhenKeys = {"after-start", "at-checkpoint", "on", "after",
-                                            "every", "times", "until"};
+const std::vector<std::string> kWhenKeys = {"after-start", "at-checkpoint", "at-phase", "of", "on",
+                                            "after", "every", "times", "until"};
 
 bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
                model::TimelineAction& action) {
@@ -599,16 +599,20 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
   const Entry* at = item.find("at");
   const Entry* after_start = item.find("after-start");
   const Entry* at_checkpoint = item.find("at-checkpoint");
-  const int anchors = (at != nullptr) + (after_start != nullptr) + (at_checkpoint != nullptr);
+  const Entry* at_phase = item.find("at-phase");
+  const int anchors = (at != nullptr) + (after_start != nullptr) + (at_checkpoint != nullptr) +
+                      (at_phase != nullptr);
   const char* when_hint =
-      "write one of 'at: 10 min', 'after-start: 30 s' (after every start of the job) or "
-      "'at-checkpoint: 3' (when checkpoint 3 completes)";
+      "write one of 'at: 10 min', 'after-start: 30 s' (after every start of the job), "
+      "'at-checkpoint: 3' (when checkpoint 3 completes) or 'at-phase: stream-started' with "
+      "'of: <CDC source>'";
   if (anchors == 0) {
     ctx.error(item.loc, "timeline entry has no 'at'", when_hint);
     return false;
   }
   if (anchors > 1) {
-    ctx.error(item.loc, "a timeline entry takes one of 'at', 'after-start' and 'at-checkpoint'",
+    ctx.error(item.loc,
+              "a timeline entry takes one of 'at', 'after-start', 'at-checkpoint' and 'at-phase'",
               when_hint);
     return false;
   }
@@ -625,6 +629,30 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
       action.offset = *d;
     else
       ok = false;
+  }
+  if (at_phase != nullptr) {
+    action.anchor = ActionAnchor::connector_phase;
+    if (auto choice = detail::read_choice(ctx, at_phase->value, "connector phase",
+                                          {"snapshot-started", "snapshot-finished",
+                                           "stream-started"}))
+      action.phase = static_cast<model::ConnectorPhase>(*choice);
+    else
+      ok = false;
+    if (const Entry* of = item.find("of")) {
+      if (auto name = detail::read_string(ctx, of->value)) action.phase_of = *name; else ok = false;
+    } else {
+      ctx.error(at_phase->key_loc, "'at-phase' needs 'of': the CDC source whose phase it is",
+                "write e.g. 'of: \"Source: MySQL CDC\"'");
+      ok = false;
+    }
+    if (const Entry* after = item.find("after")) {
+      if (auto d = detail::read_duration(ctx, after->value))
+        action.offset = *d;
+      else
+        ok = false;
+    }
+  } else {
+    reject("of", "'of' belongs to 'at-phase'");
   }
   if (at_checkpoint != nullptr) {
     action.anchor = ActionAnchor::checkpoint_completed;
@@ -663,8 +691,9 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
     }
   } else {
     reject("on", "'on' belongs to 'at-checkpoint' (on: triggered or completed)");
-    reject("after", "'after' belongs to 'at-checkpoint'; write 'after-start: 30 s' for a time "
-                    "after the job starts");
+    if (at_phase == nullptr)
+      reject("after", "'after' belongs to 'at-checkpoint' and 'at-phase'; write 'after-start: "
+                      "30 s' for a time after the job starts");
   }
   if (const Entry* every = item.find("every")) {
     if (auto d = detail::read_duration(ctx, every->value)) {
@@ -752,6 +781,23 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
   const Entry* at = item.find("at");
   if (!read_when(ctx, item, info, action)) {
     ok = false;
+  } else if (action.anchor == model::ActionAnchor::connector_phase) {
+    // The phases are a CDC source's (its readers' snapshot, the stream split's assignment).
+    const Entry* of = item.find("of");
+    const auto source = std::find_if(job.vertices.begin(), job.vertices.end(), [&](const model::VertexSpec& v) {
+      return v.name == action.phase_of;
+    });
+    if (source == job.vertices.end() || !source->cdc_source) {
+      std::vector<std::string> sources;
+      for (const model::VertexSpec& v : job.vertices)
+        if (v.cdc_source) sources.push_back(v.name);
+      ctx.error(of->value.loc,
+                source == job.vertices.end() ? "unknown vertex '" + action.phase_of + "'"
+                                             : "'" + action.phase_of + "' is not a CDC source",
+                sources.empty() ? "phases belong to CDC sources (connector: mysql-cdc, postgres-cdc, ...)"
+                                : "CDC sources: " + detail::join(sources, ", "));
+      ok = false;
+    }
   } else if (at != nullptr) {
     if (auto when = detail::read_duration(ctx, at->value)) {
       action.at = *when;

@@ -211,3 +211,47 @@ TEST_CASE(
   CHECK(busy_ms(1, core::seconds(90)) == Approx(10).margin(2));  // only subtask 0
   CHECK(busy_ms(0, core::seconds(150)) == Approx(10).margin(2));
 }
+
+TEST_CASE("at-phase: an action placed when a CDC source's stream split is assigned, once per run "
+          "of the job",
+          "[model][anchors]") {
+  // A 200k-row snapshot at 50k rows/s, then the binlog; a task of the sink fails 2 s after the
+  // switch, once in each run of the job.
+  const std::string yaml = R"(
+name: phase
+duration: 3 min
+flink:
+  version: "1.17"
+  execution.checkpointing.interval: 10 s
+  restart-strategy.type: fixed-delay
+  restart-strategy.fixed-delay.attempts: 10
+  restart-strategy.fixed-delay.delay: 5 s
+systems:
+  mysql: { kind: mysql, read-rate: 50k rows/s }
+job:
+  vertices:
+    - name: "Source: CDC"
+      parallelism: 1
+      connector: mysql-cdc
+      tables: [{name: app.orders, rows: 200k, changes: 100 rows/s}]
+    - { name: Sink, parallelism: 1, input: { from: "Source: CDC", ship: rebalance } }
+timeline:
+  - { at-phase: stream-started, of: "Source: CDC", after: 2 s, do: fail-task, vertex: Sink }
+)";
+  const auto loaded = scenario::load_string(yaml, "phase.yaml");
+  INFO(scenario::format_diagnostics(loaded.diagnostics));
+  REQUIRE(loaded.ok());
+  const run::RunResult r = run::run(*loaded.scenario);
+  core::SimTime switched = -1;
+  for (const run::ConnectorRecord& e : r.connector_events)
+    if (e.event.kind == model::ConnectorEvent::Kind::cdc_binlog_started && switched < 0) switched = e.time;
+  REQUIRE(switched > 0);
+  REQUIRE(!r.task_failures.empty());
+  CHECK(r.task_failures[0].time == switched + core::seconds(2));
+  // Every run restores a checkpoint taken before the switch, switches again and fails 2 s
+  // later: one failure per switch.
+  int switches = 0;
+  for (const run::ConnectorRecord& e : r.connector_events)
+    switches += e.event.kind == model::ConnectorEvent::Kind::cdc_binlog_started;
+  CHECK(static_cast<int>(r.task_failures.size()) == switches);
+}

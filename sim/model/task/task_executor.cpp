@@ -787,6 +787,10 @@ void TaskExecutor::connector_event(ConnectorEvent::Kind kind, int vertex, int in
   if (const auto& cdc = scenario_.job.vertices[static_cast<std::size_t>(vertex)].cdc_source)
     e.dialect = cdc->dialect;
   observer_.connector_event(sim_.now(), e);
+  using K = ConnectorEvent::Kind;
+  if (kind == K::cdc_snapshot_started) listener_.connector_phase(vertex, ConnectorPhase::snapshot_started);
+  if (kind == K::cdc_snapshot_finished) listener_.connector_phase(vertex, ConnectorPhase::snapshot_finished);
+  if (kind == K::cdc_binlog_started) listener_.connector_phase(vertex, ConnectorPhase::stream_started);
 }
 
 std::optional<ConnectorException> TaskExecutor::connector_init_failure(int id) const {

@@ -40,6 +40,8 @@ class JobMasterGateway {
                            const std::string& /*message*/) {}
   // A TaskManager shut down after a fatal error: it disconnected from the JobManager.
   virtual void taskmanager_shut_down(int /*tm*/) {}
+  // A connector of task vertex `vertex` entered a phase (the timeline's `at-phase` anchors).
+  virtual void connector_phase(int /*vertex*/, ConnectorPhase /*phase*/) {}
 };
 
 class TaskExecutor final : public core::EventHandler, private ConnectorContext {
