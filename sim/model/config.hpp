@@ -176,7 +176,9 @@ struct MasterStepSpec {
   CostLaw duration;                 // how long its checkpoint call takes
   std::optional<SimTime> hang_from; // from this time on, its checkpoint call never returns
   std::optional<SimTime> fail_from; // from this time on, its checkpoint call fails
-  int cdc_vertex = -1;              // the MySQL CDC source whose split enumerator this is
+  // The vertex whose connector runs this coordinator (a CDC source's split enumerator, a Hudi
+  // sink's StreamWriteOperatorCoordinator); -1: none.
+  int coordinator_vertex = -1;
 };
 
 enum class ShipStrategy { forward, rebalance, hash, broadcast, rescale };
@@ -231,7 +233,8 @@ struct VertexSpec {
   std::optional<KafkaSinkSpec> kafka_sink;
   std::optional<KafkaSourceSpec> kafka_source;
   std::optional<JdbcSinkSpec> jdbc_sink;
-  std::optional<TransactionalSinkSpec> transactional_sink;  // StarRocks, Iceberg, Paimon
+  std::optional<TransactionalSinkSpec> transactional_sink;  // StarRocks, Iceberg, Paimon, JDBC XA
+  std::optional<HudiSinkSpec> hudi_sink;
   // Services the task's operators call, in chain order (`per_record` counts the task's input
   // records).
   std::vector<ServiceCallsSpec> calls;

@@ -110,14 +110,20 @@ void JobMaster::submit(const CompletedCheckpoint* restore_from) {
   cc.checkpointing = this->flink().checkpointing;
   cc.version = scenario_.flink.version;
   cc.master_steps = scenario_.jobmanager.master_steps;
-  // A MySQL CDC source's split enumerator is an operator coordinator (SourceCoordinator).
+  // A CDC source's split enumerator is an operator coordinator (SourceCoordinator), and so is
+  // a Hudi sink's StreamWriteOperatorCoordinator (unless declared under jobmanager.coordinators
+  // with a cost of its own).
   for (std::size_t v = 0; v < scenario_.job.vertices.size(); ++v) {
     const VertexSpec& vertex = scenario_.job.vertices[v];
-    if (!vertex.cdc_source || !vertex.cdc_source->incremental_snapshot) continue;
-    MasterStepSpec enumerator;
-    enumerator.name = vertex.operators.empty() ? vertex.name : vertex.operators.front();
-    enumerator.cdc_vertex = static_cast<int>(v);
-    cc.master_steps.push_back(enumerator);
+    const bool cdc = vertex.cdc_source && vertex.cdc_source->incremental_snapshot;
+    if (!cdc && !vertex.hudi_sink) continue;
+    const std::string name = cdc && !vertex.operators.empty() ? vertex.operators.front() : vertex.name;
+    const auto declared = std::find_if(cc.master_steps.begin(), cc.master_steps.end(), [&](const MasterStepSpec& m) {
+      return !cdc && !m.is_hook && m.name == name;
+    });
+    MasterStepSpec& step = declared != cc.master_steps.end() ? *declared : cc.master_steps.emplace_back();
+    step.name = name;
+    step.coordinator_vertex = static_cast<int>(v);
   }
   master_steps_ = cc.master_steps;
   cc.job_id = job_id_;
@@ -191,11 +197,20 @@ const JobMaster::CoordinatorWork* JobMaster::work_of(std::size_t step) const {
 }
 
 Duration JobMaster::coordinator_busy(std::size_t step) {
-  const int v = step < master_steps_.size() ? master_steps_[step].cdc_vertex : -1;
+  const int v = step < master_steps_.size() ? master_steps_[step].coordinator_vertex : -1;
   Duration busy = v < 0 ? 0 : tasks_.coordinator_busy(v);
   if (const CoordinatorWork* w = work_of(step))
     busy = std::max(busy, w->until == core::kNever ? core::kNever - sim_.now() : w->until - sim_.now());
   return busy;
+}
+
+SimTime JobMaster::coordinator_free_at(int vertex) {
+  for (std::size_t i = 0; i < master_steps_.size(); ++i)
+    if (master_steps_[i].coordinator_vertex == vertex) {
+      const Duration busy = coordinator_busy(i);
+      return busy >= core::kNever - sim_.now() ? core::kNever : sim_.now() + busy;
+    }
+  return sim_.now();
 }
 
 void JobMaster::trigger_tasks(std::int64_t id, SimTime timestamp,
@@ -263,7 +278,12 @@ void JobMaster::report_waits(std::int64_t id, const std::vector<TaskRef>& late, 
         w.table = master_steps_[i].name;
         w.until = busy >= core::kNever - sim_.now() ? core::kNever : sim_.now() + busy;
         const CoordinatorWork* work = work_of(i);
-        w.call = work ? work->work : master_steps_[i].cdc_vertex >= 0 ? "split queries" : "";
+        const int v = master_steps_[i].coordinator_vertex;
+        w.call = work ? work->work
+                 : v < 0 ? ""
+                 : scenario_.job.vertices[static_cast<std::size_t>(v)].hudi_sink
+                     ? "commits the instant"
+                     : "split queries";
         w.since = work ? work->since : 0;
       }
     }

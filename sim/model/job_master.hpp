@@ -69,6 +69,7 @@ class JobMaster final : public core::EventHandler,
   void all_tasks_terminal() override;
   void taskmanager_shut_down(int tm) override;
   void connector_phase(int vertex, ConnectorPhase phase) override;
+  SimTime coordinator_free_at(int vertex) override;
   void task_failed(TaskRef task, const std::string& exception_class,
                    const std::string& message) override;
   CostLaw::Inputs master_cost_inputs() override;

@@ -450,6 +450,41 @@ const UnreadOptions kPaimonUnread = {
      "write-buffer-size", "commit.force-compact", "commit.user-prefix", "sink.parallelism"},
     {}};
 
+// HoodieTableSink's options (hudi-flink 0.13-1.0, FlinkOptions): the write operation decides the
+// write function; where the data goes is accepted silently; the rest could change timing and
+// are not modelled (a compaction or clustering is written as the timeline's coordinator-busy).
+const UnreadOptions kHudiUnread = {
+    "Hudi",
+    {"path", "table.name", "hoodie.table.name", "hoodie.datasource.write.recordkey.field",
+     "hoodie.datasource.write.partitionpath.field", "precombine.field", "write.precombine.field",
+     "hoodie.datasource.write.precombine.field", "hive_sync.db", "hive_sync.table",
+     "hive_sync.metastore.uris"},
+    {"table.type", "index.type", "write.tasks", "write.batch.size", "write.task.max.size",
+     "write.rate.limit", "write.insert.cluster", "changelog.enabled", "hive_sync.enabled",
+     "hoodie.bucket.index.num.buckets", "metadata.enabled"},
+    {"compaction.", "clean.", "clustering."}};
+
+void read_hudi_sink_options(Context& ctx, const Node& map, model::HudiSinkSpec& sink) {
+  const std::vector<std::string> read = {"write.operation", "write.commit.ack.timeout"};
+  for (const Entry& e : map.entries) {
+    if (e.key == "write.operation") {
+      // HoodieTableSink: bulk_insert on an unbounded input and insert write through
+      // Pipelines.append (AppendWriteFunction); the others through StreamWriteFunction.
+      if (auto op = read_enum<int>(ctx, e.value, "write.operation",
+                                   {{"upsert", 0}, {"insert", 1}, {"bulk_insert", 2}, {"delete", 3},
+                                    {"insert_overwrite", 4}, {"insert_overwrite_table", 5}}))
+        sink.append = *op == 1 || *op == 2;
+    } else if (e.key == "write.commit.ack.timeout") {
+      ctx.warning(e.key_loc,
+                  "HoodieTableSink sets write.commit.ack.timeout to the checkpoint timeout; this "
+                  "value has no effect",
+                  "a writer waits for the next instant up to flink.execution.checkpointing.timeout");
+    } else if (!accept_unread(ctx, e, kHudiUnread)) {
+      unknown_key(ctx, e, "hudi option", known_keys(read, kHudiUnread));
+    }
+  }
+}
+
 void read_transactional_sink_options(Context& ctx, const Node& map,
                                      model::TransactionalSinkSpec& sink) {
   using P = model::TransactionalProfile;
@@ -670,14 +705,15 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
     if (kind == nullptr) {
       ctx.error(e.key_loc, "system '" + e.key + "' has no 'kind'",
                 "kinds: mysql, postgres, oracle, sqlserver, mongodb, doris, kafka, jdbc, "
-                "starrocks, iceberg, paimon, service, xa-database");
+                "starrocks, iceberg, paimon, service, xa-database, hudi");
       continue;
     }
     const auto k = read_enum<int>(ctx, kind->value, "system kind",
                                   {{"mysql", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
                                    {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6},
                                    {"postgres", 7}, {"oracle", 8}, {"sqlserver", 9},
-                                   {"mongodb", 10}, {"service", 11}, {"xa-database", 12}});
+                                   {"mongodb", 10}, {"service", 11}, {"xa-database", 12},
+                                   {"hudi", 13}});
     if (!k) continue;
     if (*k == 11) {  // services: any number
       model::ServiceSystemSpec& service = systems.services.emplace_back();
@@ -700,8 +736,9 @@ void read_systems(Context& ctx, const Node& map, model::SystemsSpec& systems) {
       read_mysql(ctx, e.value, *systems.cdc_database);
       continue;
     }
-    const auto profile = *k == 12 ? model::TransactionalProfile::jdbc_xa
-                                  : static_cast<model::TransactionalProfile>(std::max(0, *k - 4));
+    const auto profile = *k == 12   ? model::TransactionalProfile::jdbc_xa
+                         : *k == 13 ? model::TransactionalProfile::hudi
+                                    : static_cast<model::TransactionalProfile>(std::max(0, *k - 4));
     const bool second_transactional =
         *k >= 4 && std::any_of(systems.transactional.begin(), systems.transactional.end(),
                                [&](const model::TransactionalSystemSpec& t) { return t.kind == profile; });
@@ -756,21 +793,24 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
                                    {{"mysql-cdc", 0}, {"doris", 1}, {"kafka", 2}, {"jdbc", 3},
                                     {"starrocks", 4}, {"iceberg", 5}, {"paimon", 6},
                                     {"postgres-cdc", 7}, {"oracle-cdc", 8}, {"sqlserver-cdc", 9},
-                                    {"mongodb-cdc", 10}, {"jdbc-xa", 11}});
+                                    {"mongodb-cdc", 10}, {"jdbc-xa", 11}, {"hudi", 12}});
   if (!kind) return;
   // The CDC family: one source with the connector's dialect, reading the scenario's database.
   const auto cdc_dialect =
       *kind >= 7 ? static_cast<model::CdcDialect>(*kind - 6) : model::CdcDialect::mysql;
   if (*kind >= 7 && *kind <= 10) kind = 0;
   if (*kind == 11) kind = 7;  // jdbc-xa: the transactional sinks' fourth profile
-  static constexpr const char* kSystemKinds[] = {"mysql",     "doris",   "kafka",  "jdbc",
-                                                 "starrocks", "iceberg", "paimon", "xa-database"};
+  if (*kind == 12) kind = 8;  // hudi: a sink of its own, writing into a hudi system
+  static constexpr const char* kSystemKinds[] = {"mysql",   "doris",  "kafka",       "jdbc",
+                                                 "starrocks", "iceberg", "paimon", "xa-database",
+                                                 "hudi"};
   static constexpr const char* kDatabases[] = {"mysql", "postgres", "oracle", "sqlserver",
                                                "mongodb"};
   const char* needed =
       *kind == 0 ? kDatabases[static_cast<int>(cdc_dialect)] : kSystemKinds[*kind];
-  const auto profile = *kind == 7 ? model::TransactionalProfile::jdbc_xa
-                                   : static_cast<model::TransactionalProfile>(std::max(0, *kind - 4));
+  const auto profile = *kind == 7   ? model::TransactionalProfile::jdbc_xa
+                       : *kind == 8 ? model::TransactionalProfile::hudi
+                                    : static_cast<model::TransactionalProfile>(std::max(0, *kind - 4));
   std::string system_name = *kind == 0   ? (systems.cdc_database && systems.cdc_database->kind == cdc_dialect
                                                 ? systems.cdc_database->name
                                                 : "")
@@ -816,6 +856,19 @@ void read_connector(Context& ctx, const Node& item, const model::SystemsSpec& sy
     for (const Entry* e : {tables, table, model_entry})
       if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' does not apply to a kafka sink");
     v.kafka_sink = kafka;
+    return;
+  }
+  if (*kind == 8) {
+    model::HudiSinkSpec hudi;
+    hudi.table = v.name;
+    if (!v.input)
+      ctx.error(connector->value.loc, "a hudi connector is a sink: '" + v.name + "' has no input",
+                "add 'input: <upstream vertex>'");
+    if (options != nullptr && expect_map(ctx, options->value, "a map of hudi options"))
+      read_hudi_sink_options(ctx, options->value, hudi);
+    for (const Entry* e : {tables, table, model_entry})
+      if (e != nullptr) ctx.error(e->key_loc, "'" + e->key + "' does not apply to a hudi sink");
+    v.hudi_sink = hudi;
     return;
   }
   if (*kind >= 4) {

@@ -866,7 +866,8 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
         const auto step = std::find_if(steps.begin(), steps.end(),
                                        [&](const model::MasterStepSpec& m) { return m.name == *name; });
         const bool cdc = std::any_of(job.vertices.begin(), job.vertices.end(), [&](const auto& v) {
-          return v.name == *name && v.cdc_source && v.cdc_source->incremental_snapshot;
+          return v.name == *name &&
+                 ((v.cdc_source && v.cdc_source->incremental_snapshot) || v.hudi_sink);
         });
         if (step != steps.end() && step->is_hook) {
           ctx.error(e.value.loc, "'" + *name + "' is a master hook; coordinator-busy takes an "
@@ -875,6 +876,9 @@ void read_action(Context& ctx, const Node& item, const model::JobSpec& job,
           std::vector<std::string> names;
           for (const auto& m : steps)
             if (!m.is_hook) names.push_back(m.name);
+          for (const auto& v : job.vertices)  // the connectors' own coordinators
+            if ((v.cdc_source && v.cdc_source->incremental_snapshot) || v.hudi_sink)
+              names.push_back(v.name);
           std::string hint = detail::did_you_mean(*name, names);
           if (hint.empty())
             hint = names.empty() ? "declare it under jobmanager.coordinators"

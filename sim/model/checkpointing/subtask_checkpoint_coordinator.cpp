@@ -110,9 +110,11 @@ void SubtaskCheckpointCoordinator::checkpoint_state(int id, const Buffer& barrie
                       : pre_barrier + prepared.took;
   }
   if (thrown) {
-    // The exception leaves the checkpoint and fails the task (next event, on this thread).
+    // The exception leaves the checkpoint and fails the task once the writer threw it (after
+    // the time it spent: a flush's retries, a wait), on this thread.
     prepare_failures_.push_back({arg(id), cp, *thrown});
-    sim_.schedule_in(0, this, kPrepareThrew, prepare_failures_.size() - 1);
+    sim_.schedule_in(pre_barrier == core::kNever ? 0 : pre_barrier, this, kPrepareThrew,
+                     prepare_failures_.size() - 1);
     s.busy = true;
     s.processing = barrier;
     return;

@@ -9,7 +9,8 @@
 //    snapshot chunk), and may hold the checkpoint lock (a legacy SourceFunction).
 //  - Sink: the SinkWriter of every subtask of one vertex (write, which may block the task thread;
 //    flush / prepareCommit at the barrier, prepareSnapshotPreBarrier) with its Committer
-//    (commit at notifyCheckpointComplete, again on restore).
+//    (commit at notifyCheckpointComplete, again on restore), and the OperatorCoordinator of a
+//    sink that commits on the JobManager (Hudi's StreamWriteOperatorCoordinator).
 //  - UserFunction: user code in an operator's processElement that calls out (a function with a
 //    blocking client, or an AsyncFunction behind AsyncWaitOperator).
 // Subtask indices here are 0-based within the vertex.
@@ -53,6 +54,8 @@ class ConnectorContext {
   // is not `interruptible` (blocking JDBC reads) holds up the task's cancellation too.
   virtual void run_on_task_thread(int vertex, int index, Duration length, std::string call,
                                   bool interruptible) = 0;
+  // A connector call that returned kNever (a write blocked with no known end) returns now.
+  virtual void call_returned(int vertex, int index) = 0;
   // The subtask fails with an exception from connector code (Task.failExternally): it switches
   // to FAILED, then the failure reaches the JobMaster.
   virtual void switch_to_failed(int vertex, int index) = 0;
@@ -63,6 +66,10 @@ class ConnectorContext {
     switch_to_failed(vertex, index);
     report_failure(vertex, index, exception_class, message);
   }
+  // When the operator coordinator of `vertex`'s connector is free of the work queued on its
+  // thread so far (the timeline's coordinator-busy work, its own earlier actions): an action
+  // submitted now runs then (the coordinator executor's FIFO); a time before now: it is free.
+  virtual SimTime coordinator_free_at(int vertex) = 0;
   // Something the connector did that explains a run (the TaskManager log's side).
   virtual void connector_event(ConnectorEvent::Kind kind, int vertex, int index,
                                std::string table = {}, std::string detail = {},
@@ -174,6 +181,15 @@ class Sink {
   virtual bool explain_wait(int /*index*/, WaitState&) const { return false; }
   // Writer `index`'s attempt is cancelled: its open transactions are aborted.
   virtual void cancel(int /*index*/) {}
+
+  // --- The sink's OperatorCoordinator on the JobManager, if it has one.
+  virtual bool has_coordinator() const { return false; }
+  // OperatorCoordinator.notifyCheckpointComplete / notifyCheckpointAborted: the coordinator
+  // submits its action to its thread.
+  virtual void coordinator_checkpoint_complete(std::int64_t /*id*/) {}
+  virtual void coordinator_checkpoint_aborted(std::int64_t /*id*/) {}
+  // How long the coordinator's thread is still busy with the sink's own actions.
+  virtual Duration coordinator_busy(SimTime /*now*/) const { return 0; }
 };
 
 class UserFunction {

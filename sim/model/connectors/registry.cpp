@@ -10,13 +10,15 @@ void add_doris(const Scenario&, ConnectorContext&, Connectors&);         // dori
 void add_kafka_sink(const Scenario&, ConnectorContext&, Connectors&);    // kafka/
 void add_jdbc_sink(const Scenario&, ConnectorContext&, Connectors&);     // jdbc/
 void add_transactional_sinks(const Scenario&, ConnectorContext&, Connectors&);  // two_phase_commit/
+void add_hudi_sinks(const Scenario&, ConnectorContext&, Connectors&);           // hudi/
 void add_service_calls(const Scenario&, ConnectorContext&, Connectors&);        // service/
 
 namespace {
 // Sources first: a sink chained to a source reads its table list.
 constexpr ConnectorFactory kConnectors[] = {&add_cdc_sources, &add_kafka_source, &add_doris,
                                             &add_kafka_sink, &add_jdbc_sink,
-                                            &add_transactional_sinks, &add_service_calls};
+                                            &add_transactional_sinks, &add_hudi_sinks,
+                                            &add_service_calls};
 }  // namespace
 
 Connectors make_connectors(const Scenario& scenario, ConnectorContext& context) {

@@ -63,8 +63,8 @@ struct JdbcSystemSpec {
 };
 
 // The transactional sinks' profiles (two_phase_commit/): whose TwoPhaseCommittingSink it is.
-enum class TransactionalProfile { starrocks, iceberg, paimon, jdbc_xa };
-const char* to_string(TransactionalProfile p);  // "starrocks", "iceberg", "paimon", "jdbc-xa"
+enum class TransactionalProfile { starrocks, iceberg, paimon, jdbc_xa, hudi };
+const char* to_string(TransactionalProfile p);  // "starrocks", ..., "jdbc-xa", "hudi"
 // The database an XA sink writes into.
 enum class XaDialect { mysql, postgres, oracle };
 
@@ -210,6 +210,16 @@ struct TransactionalSinkSpec {
   // until maxCommitAttempts; allowOutOfOrderCommits lets later transactions commit past one.
   int max_commit_attempts = 3;
   bool allow_out_of_order_commits = false;
+};
+
+// The Hudi sink (hudi-flink 0.13-1.0, HoodieTableSink): its write function's mode
+// (write.operation: upsert and its relatives use StreamWriteFunction, which writes at the
+// checkpoint's flush; insert uses AppendWriteFunction, which opens its file writer at the first
+// record after a checkpoint) and how long a writer waits for the coordinator's next instant
+// (write.commit.ack.timeout, which HoodieTableSink sets to the checkpoint timeout).
+struct HudiSinkSpec {
+  bool append = false;  // write.operation insert (AppendWriteFunction)
+  std::string table;
 };
 
 // flink-connector-jdbc JdbcSink / the SQL 'jdbc' connector's sink options

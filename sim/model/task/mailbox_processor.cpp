@@ -249,6 +249,13 @@ void StreamTask::yield_to_mail(int id) {
   s.processing_done = sim_.schedule_at(until, this, kProcessDone, arg(id));
 }
 
+void StreamTask::connector_call_returned(int id) {
+  Subtask& s = sub(id);
+  if (!s.busy || s.processing.kind != Buffer::Kind::data || sim_.is_pending(s.processing_done)) return;
+  s.processing_took = sim_.now() - s.processing_started;
+  s.processing_done = sim_.schedule_in(0, this, kProcessDone, arg(id));
+}
+
 void StreamTask::run_long_mail(int id, Duration length) {
   // The mail runs after the step in progress and holds the thread for its duration.
   Subtask& s = sub(id);

@@ -29,6 +29,9 @@ class StreamTask final : public TaskPart, public core::EventHandler {
   void yield_to_mail(int id);
   // A mail that holds the task thread for `length` (notifyCheckpointComplete, a timer burst).
   void run_long_mail(int id, Duration length);
+  // The connector call that held the thread with no known end (a write that returned kNever)
+  // returns now: the buffer in progress is done.
+  void connector_call_returned(int id);
   // The thread is inside a call that does not return now (a stall, a long mail).
   bool stalled(const Subtask& s) const;
   // ... by a stall of the timeline (not a long mail).

@@ -237,6 +237,11 @@ void TaskExecutor::run_on_task_thread(int vertex, int index, Duration length, st
     run_long_mail(id, length, std::move(call), false, interruptible);
 }
 
+void TaskExecutor::call_returned(int vertex, int index) {
+  const int id = vertex_first_[static_cast<std::size_t>(vertex)] + index;
+  if (at(id).state == ExecutionState::running) tasks_.connector_call_returned(id);
+}
+
 void TaskExecutor::end_input(int id) {
   Subtask& s = at(id);
   if (s.state != ExecutionState::running || s.final_checkpoint_min >= 0) return;
@@ -670,6 +675,14 @@ void TaskExecutor::notify_source_coordinators(std::int64_t id, bool complete) {
                                           v.operators.empty() ? v.name : v.operators.front(),
                                           complete);
   }
+  // A sink's coordinator submits its action (Hudi: the commit, or the abort of its instant).
+  for (auto& c : connectors_.vertices)
+    for (auto& sink : c.sinks) {
+      if (complete)
+        sink->coordinator_checkpoint_complete(id);
+      else
+        sink->coordinator_checkpoint_aborted(id);
+    }
 }
 
 std::int64_t TaskExecutor::captured_tables(int vertex) const {
@@ -717,7 +730,9 @@ void TaskExecutor::notify_checkpoint_aborted(std::int64_t id) {
 
 Duration TaskExecutor::coordinator_busy(int vertex) const {
   const Source* s = source(vertex);
-  return s ? s->coordinator_busy(sim_.now()) : 0;
+  Duration busy = s ? s->coordinator_busy(sim_.now()) : 0;
+  for (const auto& sink : sinks(vertex)) busy = std::max(busy, sink->coordinator_busy(sim_.now()));
+  return busy;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,6 +42,9 @@ class JobMasterGateway {
   virtual void taskmanager_shut_down(int /*tm*/) {}
   // A connector of task vertex `vertex` entered a phase (the timeline's `at-phase` anchors).
   virtual void connector_phase(int /*vertex*/, ConnectorPhase /*phase*/) {}
+  // When the operator coordinator of `vertex`'s connector is free of the work queued so far
+  // (a time before now: it is free).
+  virtual SimTime coordinator_free_at(int /*vertex*/) { return 0; }
 };
 
 class TaskExecutor final : public core::EventHandler, private ConnectorContext {
@@ -125,7 +128,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   // The tables the vertex's source captures (else the job's first source with a table list).
   std::int64_t captured_tables(int vertex) const;
   std::int64_t completed_checkpoints() const { return completed_checkpoints_; }
-  // The FLIP-27 sources' SourceCoordinators learn that checkpoint `id` completed or aborted.
+  // The operator coordinators (FLIP-27 sources' SourceCoordinators, sinks' coordinators) learn
+  // on the JobMaster's main thread that checkpoint `id` completed or aborted.
   void notify_source_coordinators(std::int64_t id, bool complete);
 
   // Timeline: an operation on an external system (Doris tables, load rejections).
@@ -285,6 +289,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
                       const std::string& message) override;
   void connector_event(ConnectorEvent::Kind kind, int vertex, int index, std::string table,
                        std::string detail, std::int64_t rows) override;
+  SimTime coordinator_free_at(int vertex) override { return listener_.coordinator_free_at(vertex); }
+  void call_returned(int vertex, int index) override;
 
   core::Simulation& sim_;
   const Scenario& scenario_;

@@ -15,6 +15,8 @@ const char* to_string(TransactionalProfile p) {
       return "paimon";
     case TransactionalProfile::jdbc_xa:
       return "jdbc-xa";
+    case TransactionalProfile::hudi:
+      return "hudi";
   }
   return "?";
 }
@@ -40,6 +42,7 @@ const TransactionalProfileRules& rules(TransactionalProfile p) {
     case TransactionalProfile::jdbc_xa:
       return kJdbcXa;
     case TransactionalProfile::starrocks:
+    case TransactionalProfile::hudi:  // its own sink (hudi/), not a TwoPhaseCommittingSink
       break;
   }
   return kStarRocks;
@@ -67,6 +70,9 @@ TransactionalSinkSpec default_sink_spec(TransactionalProfile p) {
       s.retry_total_timeout = 0;  // commit.timeout unset: Long.MAX_VALUE
       break;
     case TransactionalProfile::jdbc_xa:  // no retry inside a commit: the next checkpoint's
+      s.transaction_timeout = 0;
+      break;
+    case TransactionalProfile::hudi:
       s.transaction_timeout = 0;
       break;
   }

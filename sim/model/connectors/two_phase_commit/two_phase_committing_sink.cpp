@@ -299,6 +299,7 @@ class TwoPhaseCommittingSink final : public Sink, public core::EventHandler {
                                                : error)};
       case TransactionalProfile::starrocks:
       case TransactionalProfile::jdbc_xa:
+      case TransactionalProfile::hudi:  // not this sink's (hudi/)
         break;
     }
     return ConnectorException{
