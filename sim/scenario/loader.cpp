@@ -1085,6 +1085,18 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
   else
     read_job(ctx, *job, default_parallelism, scenario.systems, scenario.flink.async_lookup,
              scenario.job);
+  // table.exec.async-lookup.* are the defaults of async calls: without one they change nothing.
+  const bool async_calls = std::any_of(scenario.job.vertices.begin(), scenario.job.vertices.end(), [](const auto& v) {
+    return std::any_of(v.calls.begin(), v.calls.end(),
+                       [](const model::ServiceCallsSpec& c) { return c.mode != model::CallMode::sync; });
+  });
+  if (flink != nullptr && !async_calls)
+    for (const Entry& e : flink->value.entries)
+      if (e.key.starts_with("table.exec.async-lookup."))
+        ctx.warning(e.key_loc,
+                    "'" + e.key + "' sets the defaults of async lookup calls and no vertex makes one: it "
+                    "has no effect",
+                    "give the looking-up vertex 'calls: {system: <service>, mode: async}', or remove it");
   if (timeline != nullptr) read_timeline(ctx, *timeline, scenario.job, flink, scenario);
   return scenario;
 }

@@ -128,6 +128,26 @@ TEST_CASE(
   CHECK(failed.task_failures.front().time <= core::milliseconds(62100));
 }
 
+TEST_CASE(
+    "AsyncWaitOperator ordered: a request retried at the head of the queue holds every slot behind "
+    "it (a slot frees when all older requests completed), so the queue fills and blocks the thread; "
+    "unordered frees the others' slots at once",
+    "[model][service]") {
+  const std::string reject = "[{at: 1 min, do: lookup-db.reject, count: 1}]";
+  const auto worst_checkpoint = [&](const std::string& output_mode) {
+    const run::RunResult r =
+        run_calls("{system: lookup-db, mode: async, capacity: 10, max-attempts: 2, fixed-delay: 40 s, "
+                  "output-mode: " + output_mode + "}",
+                  reject);
+    CHECK(r.task_failures.empty());
+    core::Duration worst = 0;
+    for (const auto& c : r.checkpoints) worst = std::max(worst, c.end_time - c.trigger_time);
+    return worst;
+  };
+  CHECK(worst_checkpoint("ordered") > core::seconds(10));
+  CHECK(worst_checkpoint("unordered") < core::seconds(1));
+}
+
 TEST_CASE("a service's throughput is shared by all its callers, first come first served",
           "[model][service]") {
   // 300 records/s in all, admitted at 20 calls/s: the callers are held back.
@@ -177,4 +197,16 @@ TEST_CASE("table.exec.async-lookup.* are the defaults of async calls; a call's o
   CHECK(own.timeout == core::minutes(1));
   CHECK(own.mode == model::CallMode::async_ordered);
   CHECK_FALSE(load(sql, "{system: api}").timeout);  // a blocking call has no timeout by default
+  // Without an async call the keys change nothing: each is reported.
+  const auto warnings = [&](const std::string& calls) {
+    const std::string text = "name: t\nflink: {version: \"1.17\"" + sql +
+                             "}\nsystems: {api: {kind: service}}\njob:\n  vertices:\n"
+                             "    - {name: S}\n    - {name: L, input: S, calls: " + calls + "}\n";
+    return scenario::format_diagnostics(scenario::load_string(text, "t.yaml").warnings);
+  };
+  const std::string unused = warnings("{system: api}");
+  CHECK(unused.find("'table.exec.async-lookup.timeout' sets the defaults of async lookup calls and no "
+                    "vertex makes one") != std::string::npos);
+  CHECK(unused.find("'table.exec.async-lookup.buffer-capacity'") != std::string::npos);
+  CHECK(warnings("{system: api, mode: async}").find("async-lookup") == std::string::npos);
 }
