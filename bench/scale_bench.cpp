@@ -76,11 +76,9 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-void BM_Scale(benchmark::State& state) {
-  const int parallelism = static_cast<int>(state.range(0));
-  const double rate = static_cast<double>(state.range(1)) / 10.0;
-  const std::int64_t seconds = state.range(2);
-  const model::Scenario scenario = scale(parallelism, rate, seconds);
+// One run::run of `scenario` per iteration, with the counters of bench/README.md's tables.
+void measure(benchmark::State& state, const model::Scenario& scenario, double channels,
+             double source_gb) {
   run::RunResult last;
   double wall = 0, cpu = 0;
   std::uint64_t iterations = 0;
@@ -100,15 +98,16 @@ void BM_Scale(benchmark::State& state) {
     if (c.status == run::CheckpointStatus::completed)
       durations.push_back(static_cast<double>(c.end_time - c.trigger_time) / 1e6);
   std::sort(durations.begin(), durations.end());
-  const auto p = static_cast<double>(parallelism);
-  state.counters["subtasks"] = 4 * p;
-  state.counters["channels"] = 3 * p * p;
-  state.counters["sim_s"] = static_cast<double>(seconds);
-  state.counters["mb_per_s"] = rate;
-  state.counters["source_gb"] = rate * p * static_cast<double>(seconds) / 1e3;  // simulated volume
+  const double seconds = static_cast<double>(scenario.duration) / 1e9;
+  double subtasks = 0;
+  for (const model::VertexSpec& v : scenario.job.vertices) subtasks += v.parallelism;
+  state.counters["subtasks"] = subtasks;
+  state.counters["channels"] = channels;
+  state.counters["sim_s"] = seconds;
+  state.counters["source_gb"] = source_gb;  // simulated volume
   state.counters["wall_s"] = wall;
   state.counters["cpu_s"] = cpu;
-  state.counters["wall_per_sim_hour_s"] = wall * 3600.0 / static_cast<double>(seconds);
+  state.counters["wall_per_sim_hour_s"] = wall * 3600.0 / seconds;
   state.counters["events"] = static_cast<double>(last.events_executed);
   state.counters["buffers"] = static_cast<double>(last.buffers_transferred);
   state.counters["events/s"] = static_cast<double>(last.events_executed) / cpu;  // per CPU s
@@ -117,6 +116,16 @@ void BM_Scale(benchmark::State& state) {
   state.counters["failed"] = static_cast<double>(last.counts.failed);
   state.counters["p50_ms"] = durations.empty() ? 0 : durations[(durations.size() - 1) / 2];
   state.counters["peak_rss_mib"] = peak_rss_mib();  // of the process: run one row per process
+}
+
+void BM_Scale(benchmark::State& state) {
+  const int parallelism = static_cast<int>(state.range(0));
+  const double rate = static_cast<double>(state.range(1)) / 10.0;
+  const std::int64_t seconds = state.range(2);
+  const auto p = static_cast<double>(parallelism);
+  measure(state, scale(parallelism, rate, seconds), 3 * p * p,
+          rate * p * static_cast<double>(seconds) / 1e3);
+  state.counters["mb_per_s"] = rate;
 }
 
 // Parallelism sweep at 10 MB/s, volume sweeps at P = 32 and P = 250: one simulated minute each,
@@ -132,6 +141,50 @@ BENCHMARK(BM_Scale)
     ->Unit(benchmark::kSecond)
     ->UseRealTime()
     ->Iterations(1);
+
+// The production shape of issue 17: Source(32) -hash-> Aggregate(32, RocksDB incremental, 200 MB
+// of state each) -rebalance-> Sink(32), 5,000 records/s of 500 B per source subtask, 8
+// TaskManagers x 4 slots, Flink 1.18, a checkpoint a minute. BM_Production/sim_s:<seconds>:
+// one simulated minute by default; CKPTSIM_PRODUCTION_SECONDS=3600 adds the hour.
+model::Scenario production(std::int64_t seconds) {
+  model::Scenario s;
+  s.name = "production";
+  s.duration = core::seconds(seconds);
+  s.sample_period = 0;
+  s.flink.version = model::FlinkVersion::v1_18;
+  s.flink.checkpointing.interval = core::minutes(1);
+  s.flink.state_backend = model::StateBackendKind::rocksdb;
+  s.flink.incremental = true;
+  s.cluster.taskmanagers = 8;
+  s.cluster.slots_per_taskmanager = 4;
+  model::VertexSpec source;
+  source.name = "Source";
+  source.parallelism = 32;
+  source.records_per_second = 5000;
+  source.record_size = 500;
+  source.cost_per_record = 0;
+  model::VertexSpec aggregate;
+  aggregate.name = "Aggregate";
+  aggregate.parallelism = 32;
+  aggregate.input = "Source";
+  aggregate.ship = model::ShipStrategy::hash;
+  aggregate.record_size = 500;
+  aggregate.state_size = 200LL * 1000 * 1000;
+  model::VertexSpec sink = aggregate;
+  sink.name = "Sink";
+  sink.input = "Aggregate";
+  sink.ship = model::ShipStrategy::rebalance;
+  sink.state_size = 0;
+  s.job.vertices = {source, aggregate, sink};
+  return s;
+}
+
+void BM_Production(benchmark::State& state) {
+  const std::int64_t seconds = state.range(0);
+  measure(state, production(seconds), 2.0 * 32 * 32,
+          32 * 5000.0 * 500 * static_cast<double>(seconds) / 1e9);
+}
+BENCHMARK(BM_Production)->ArgNames({"sim_s"})->Arg(60)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 // Memory, issue 3: a parallelism-256 all-to-all hash job, Source(256) -hash-> Aggregate(256)
 // -hash-> Sink(256), 65,536 channels per edge, 100 B records at 1,000 records/s per source
@@ -188,6 +241,18 @@ BENCHMARK(BM_Memory)
   benchmark::RegisterBenchmark("BM_Scale", BM_Scale)
       ->ArgNames({"P", "rate_x10", "sim_s"})
       ->Args({250, 100, seconds})
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime()
+      ->Iterations(1);
+  return true;
+}();
+[[maybe_unused]] const bool production_hour_registered = [] {
+  const char* env = std::getenv("CKPTSIM_PRODUCTION_SECONDS");
+  const std::int64_t seconds = env != nullptr ? std::atoll(env) : 0;
+  if (seconds <= 0) return false;
+  benchmark::RegisterBenchmark("BM_Production", BM_Production)
+      ->ArgNames({"sim_s"})
+      ->Arg(seconds)
       ->Unit(benchmark::kSecond)
       ->UseRealTime()
       ->Iterations(1);
