@@ -630,6 +630,15 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
     else
       ok = false;
   }
+  // `after:` delays an anchored action (at-checkpoint, at-phase).
+  const auto read_after = [&] {
+    if (const Entry* after = item.find("after")) {
+      if (auto d = detail::read_duration(ctx, after->value))
+        action.offset = *d;
+      else
+        ok = false;
+    }
+  };
   if (at_phase != nullptr) {
     action.anchor = ActionAnchor::connector_phase;
     if (auto choice = detail::read_choice(ctx, at_phase->value, "connector phase",
@@ -645,12 +654,7 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
                 "write e.g. 'of: \"Source: MySQL CDC\"'");
       ok = false;
     }
-    if (const Entry* after = item.find("after")) {
-      if (auto d = detail::read_duration(ctx, after->value))
-        action.offset = *d;
-      else
-        ok = false;
-    }
+    read_after();
   } else {
     reject("of", "'of' belongs to 'at-phase'");
   }
@@ -683,12 +687,7 @@ bool read_when(Context& ctx, const Node& item, const ActionInfo* info,
       else
         ok = false;
     }
-    if (const Entry* after = item.find("after")) {
-      if (auto d = detail::read_duration(ctx, after->value))
-        action.offset = *d;
-      else
-        ok = false;
-    }
+    read_after();
   } else {
     reject("on", "'on' belongs to 'at-checkpoint' (on: triggered or completed)");
     if (at_phase == nullptr)
