@@ -99,9 +99,14 @@ std::string format_story(const run::RunResult& r) {
     out += fmt::format("ckptsim run: {} (Flink {}, seed {}), job {} ({})\n", r.scenario_name,
                        model::to_string(r.flink_version), r.seed, r.job_name, r.job_id);
     // The wall clock of simulated time 0, as the jobmanager.log prints it (without millis).
-    out += fmt::format("simulated {} from {} UTC{}\n\n", human_duration(r.end_time),
+    out += fmt::format("simulated {} from {} UTC{}, network {}{}\n\n", human_duration(r.end_time),
                        run::format_log_timestamp(r.start_epoch_ms).substr(0, 19),
-                       r.stopped_early ? " (stopped early by --max-wall: a partial run)" : "");
+                       r.stopped_early ? " (stopped early by --max-wall: a partial run)" : "",
+                       model::to_string(r.network),
+                       r.network == model::NetworkMode::hybrid
+                           ? fmt::format(" ({} of it skipped as steady, in {} skips)",
+                                         human_duration(r.network_skipped), r.network_skips)
+                           : "");
   }
   std::vector<Row> rows;
   auto add_checkpoints = [&](const std::vector<run::CheckpointRecord>& list) {

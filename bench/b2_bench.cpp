@@ -13,50 +13,14 @@
 #include <vector>
 
 #include "sim/model/config.hpp"
+#include "bench/shapes.hpp"
 #include "sim/run/run.hpp"
 
 namespace {
 
 using namespace ckptsim;
-
-enum class Barriers { aligned, unaligned };
-
-model::Scenario b2(int parallelism, Barriers barriers) {
-  model::Scenario s;
-  s.name = "b2";
-  s.duration = core::seconds(60);
-  s.sample_period = 0;  // no time series: the benchmark measures the model
-  s.flink.checkpointing.interval = core::milliseconds(100);
-  s.flink.checkpointing.unaligned = barriers == Barriers::unaligned;
-  // One slot per TaskManager, as the benchmark's MiniCluster: subtask i of every vertex shares
-  // TaskManager i (default slot sharing), so all channels but Source i -> Map i are remote.
-  s.cluster.taskmanagers = parallelism;
-  s.cluster.slots_per_taskmanager = 1;
-  model::VertexSpec source;
-  source.name = "Source";
-  source.parallelism = parallelism;
-  // The benchmark's RecordSource emits as fast as it can: back-pressure paces it.
-  source.records_per_second = 1e6;
-  source.record_size = 1024;  // the benchmark's UNALIGNED_RECORD_SIZE
-  source.sync_snapshot = 0;
-  model::VertexSpec map;
-  map.name = "Map";
-  map.parallelism = parallelism;
-  map.input = "Source";
-  map.ship = model::ShipStrategy::rebalance;
-  map.cost_per_record = core::kMicrosecond;
-  map.record_size = 1024;
-  map.sync_snapshot = 0;
-  model::VertexSpec sink;
-  sink.name = "Sink";
-  sink.parallelism = parallelism;
-  sink.input = "Map";
-  sink.ship = model::ShipStrategy::rebalance;
-  sink.cost_per_record = core::milliseconds(1);  // SlowDiscardSink: Thread.sleep(1)
-  sink.sync_snapshot = 0;
-  s.job.vertices = {source, map, sink};
-  return s;
-}
+using bench::b2;
+using bench::Barriers;
 
 // Nearest-rank percentile of the end-to-end durations of the completed checkpoints, in ms.
 double percentile_ms(std::vector<core::Duration> d, double q) {

@@ -25,44 +25,14 @@
 #include <vector>
 
 #include "sim/model/config.hpp"
+#include "bench/shapes.hpp"
 #include "sim/run/run.hpp"
 
 namespace {
 
 using namespace ckptsim;
-
-constexpr std::int64_t kRecordSize = 100;  // bytes
-constexpr int kSlotsPerTaskManager = 4;
-
-model::Scenario scale(int parallelism, double megabytes_per_second, std::int64_t seconds) {
-  model::Scenario s;
-  s.name = "scale";
-  s.duration = core::seconds(seconds);
-  s.sample_period = 0;  // no time series: the benchmark measures the model
-  s.flink.checkpointing.interval = core::seconds(10);
-  s.cluster.slots_per_taskmanager = kSlotsPerTaskManager;
-  s.cluster.taskmanagers = (parallelism + kSlotsPerTaskManager - 1) / kSlotsPerTaskManager;
-  model::VertexSpec source;
-  source.name = "Source";
-  source.parallelism = parallelism;
-  source.records_per_second = megabytes_per_second * 1e6 / static_cast<double>(kRecordSize);
-  source.record_size = kRecordSize;
-  source.cost_per_record = 0;  // the source only reads: its output is the work
-  std::vector<model::VertexSpec> vertices{source};
-  for (const char* name : {"Map", "Process", "Sink"}) {
-    model::VertexSpec v;
-    v.name = name;
-    v.parallelism = parallelism;
-    v.input = vertices.back().name;
-    v.ship = model::ShipStrategy::rebalance;
-    v.cost_per_record = core::kMicrosecond;  // 10 % busy at 10 MB/s of 100 B records
-    v.record_size = kRecordSize;
-    vertices.push_back(v);
-  }
-  vertices[2].state_size = 4 * 1024 * 1024;
-  s.job.vertices = std::move(vertices);
-  return s;
-}
+using bench::production;
+using bench::scale;
 
 double cpu_seconds() {
   timespec t{};
@@ -109,6 +79,7 @@ void measure(benchmark::State& state, const model::Scenario& scenario, double ch
   state.counters["cpu_s"] = cpu;
   state.counters["wall_per_sim_hour_s"] = wall * 3600.0 / seconds;
   state.counters["events"] = static_cast<double>(last.events_executed);
+  state.counters["skipped_s"] = core::to_seconds(last.network_skipped);  // network: hybrid
   state.counters["buffers"] = static_cast<double>(last.buffers_transferred);
   state.counters["events/s"] = static_cast<double>(last.events_executed) / cpu;  // per CPU s
   state.counters["buffers/s"] = static_cast<double>(last.buffers_transferred) / cpu;
@@ -142,49 +113,21 @@ BENCHMARK(BM_Scale)
     ->UseRealTime()
     ->Iterations(1);
 
-// The production shape of issue 17: Source(32) -hash-> Aggregate(32, RocksDB incremental, 200 MB
-// of state each) -rebalance-> Sink(32), 5,000 records/s of 500 B per source subtask, 8
-// TaskManagers x 4 slots, Flink 1.18, a checkpoint a minute. BM_Production/sim_s:<seconds>:
-// one simulated minute by default; CKPTSIM_PRODUCTION_SECONDS=3600 adds the hour.
-model::Scenario production(std::int64_t seconds) {
-  model::Scenario s;
-  s.name = "production";
-  s.duration = core::seconds(seconds);
-  s.sample_period = 0;
-  s.flink.version = model::FlinkVersion::v1_18;
-  s.flink.checkpointing.interval = core::minutes(1);
-  s.flink.state_backend = model::StateBackendKind::rocksdb;
-  s.flink.incremental = true;
-  s.cluster.taskmanagers = 8;
-  s.cluster.slots_per_taskmanager = 4;
-  model::VertexSpec source;
-  source.name = "Source";
-  source.parallelism = 32;
-  source.records_per_second = 5000;
-  source.record_size = 500;
-  source.cost_per_record = 0;
-  model::VertexSpec aggregate;
-  aggregate.name = "Aggregate";
-  aggregate.parallelism = 32;
-  aggregate.input = "Source";
-  aggregate.ship = model::ShipStrategy::hash;
-  aggregate.record_size = 500;
-  aggregate.state_size = 200LL * 1000 * 1000;
-  model::VertexSpec sink = aggregate;
-  sink.name = "Sink";
-  sink.input = "Aggregate";
-  sink.ship = model::ShipStrategy::rebalance;
-  sink.state_size = 0;
-  s.job.vertices = {source, aggregate, sink};
-  return s;
-}
-
+// BM_Production/sim_s:<seconds>/hybrid:<0 exact, 1 hybrid>: one simulated minute by default, in
+// both network modes side by side; CKPTSIM_PRODUCTION_SECONDS=3600 adds the hour (both modes).
 void BM_Production(benchmark::State& state) {
   const std::int64_t seconds = state.range(0);
-  measure(state, production(seconds), 2.0 * 32 * 32,
-          32 * 5000.0 * 500 * static_cast<double>(seconds) / 1e9);
+  model::Scenario scenario = production(seconds);
+  scenario.network = state.range(1) != 0 ? model::NetworkMode::hybrid : model::NetworkMode::exact;
+  measure(state, scenario, 2.0 * 32 * 32, 32 * 5000.0 * 500 * static_cast<double>(seconds) / 1e9);
 }
-BENCHMARK(BM_Production)->ArgNames({"sim_s"})->Arg(60)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_Production)
+    ->ArgNames({"sim_s", "hybrid"})
+    ->Args({60, 0})
+    ->Args({60, 1})
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 // Memory, issue 3: a parallelism-256 all-to-all hash job, Source(256) -hash-> Aggregate(256)
 // -hash-> Sink(256), 65,536 channels per edge, 100 B records at 1,000 records/s per source
@@ -251,8 +194,9 @@ BENCHMARK(BM_Memory)
   const std::int64_t seconds = env != nullptr ? std::atoll(env) : 0;
   if (seconds <= 0) return false;
   benchmark::RegisterBenchmark("BM_Production", BM_Production)
-      ->ArgNames({"sim_s"})
-      ->Arg(seconds)
+      ->ArgNames({"sim_s", "hybrid"})
+      ->Args({seconds, 0})
+      ->Args({seconds, 1})
       ->Unit(benchmark::kSecond)
       ->UseRealTime()
       ->Iterations(1);

@@ -58,6 +58,7 @@ struct RunOptions {
   std::string out_dir = "ckptsim-out";
   std::optional<std::uint64_t> seed;
   std::vector<std::string> sets;
+  std::string network;  // --network: a --set of the scenario's `network`
   bool quiet = false;
   bool report = false;
   bool trace = false;
@@ -110,6 +111,7 @@ int run_command(RunOptions& o) {
     trace_options.from = *from;
     trace_options.to = *to;
   }
+  if (!o.network.empty()) o.sets.push_back("network=" + o.network);
   const LoadResult loaded = load(o.scenario_path, o.sets, o.limits);
   if (!loaded.ok()) return report_errors(loaded);
   if (o.verbose) ckptsim::cli::report_notes(loaded);
@@ -193,6 +195,10 @@ int main_checked(int argc, char** argv, std::string& doing) {
   run_cmd->add_option("--set", run.sets,
                       "Override a value: KEY=VALUE, e.g. execution.checkpointing.timeout=5min")
       ->take_all();
+  run_cmd->add_option("--network", run.network,
+                      "How the network moves data: exact (every buffer) or hybrid (steady "
+                      "periods skipped); overrides the scenario's 'network'")
+      ->check(CLI::IsMember({"exact", "hybrid"}));
   run_cmd->add_flag("--quiet,-q", run.quiet, "Do not print the story");
   run_cmd->add_flag("--verbose,-v", run.verbose,
                     "Also list each Flink option accepted without effect on checkpointing");

@@ -139,6 +139,46 @@ class EventQueue {
     return out;
   }
 
+  // Calls f(time, target, kind) for every live event, in no particular order.
+  template <class F>
+  void for_each_live(F&& f) const {
+    const unsigned cur_digit = digit(floor_, 0);
+    for (unsigned level = 0; level < kLevels; ++level) {
+      for (std::uint64_t m = occupied_[level]; m != 0; m &= m - 1) {
+        const auto d = static_cast<unsigned>(std::countr_zero(m));
+        const Bucket& b = buckets_[level * kWidth + d];
+        // The current bucket's entries before read_ were popped (their slots may be reused).
+        const Entry* from = level == 0 && d == cur_digit ? read_ : b.head->entries;
+        for (const Block* blk = b.head; blk != nullptr; blk = blk == b.tail ? nullptr : blk->next) {
+          const Entry* const stop = blk == b.tail ? b.end : blk->entries + kBlockEntries;
+          for (const Entry* e = from; e != stop; ++e)
+            if (is_live(*e)) f(from_key(e->key), e->target, e->kind);
+          if (blk != b.tail) from = blk->next->entries;
+        }
+      }
+    }
+  }
+
+  // Moves every live event earlier than `limit` later, each by delay(target, kind, arg), keeping
+  // its EventId and, among equal times, its order (they are taken out in pop order and put back
+  // in that order).
+  template <class F>
+  void delay_before(SimTime limit, F&& delay) {
+    std::vector<Entry> moved;
+    while (live_ > 0) {
+      settle();
+      if (from_key(read_->key) >= limit) break;
+      moved.push_back(*read_++);  // as pop(), but the slot stays taken: the EventId holds
+      --live_;
+    }
+    for (Entry e : moved) {
+      e.key = to_key(from_key(e.key) + delay(e.target, e.kind, e.arg));
+      if (e.key < floor_) lower_floor(e.key);  // settle() may have peeked past it
+      place(e);
+      ++live_;
+    }
+  }
+
   void reserve(std::size_t n) {
     gen_.reserve(n + 1);
     free_slots_.reserve(n);

@@ -40,6 +40,7 @@ class Simulation {
   std::uint64_t run_until(SimTime until) {
     std::uint64_t n = 0;
     stopped_ = false;
+    horizon_ = until;
     while (!stopped_ && !queue_.empty() && queue_.next_time() <= until) {
       step();
       ++n;
@@ -60,6 +61,7 @@ class Simulation {
   // clock between slices without changing the order of events.
   bool run_slice(SimTime until, std::uint64_t max_events) {
     stopped_ = false;
+    horizon_ = until;
     for (std::uint64_t n = 0; n < max_events; ++n) {
       if (stopped_ || queue_.empty() || queue_.next_time() > until) {
         if (!stopped_ && until > now_ && until < kNever) now_ = until;
@@ -68,6 +70,21 @@ class Simulation {
       step();
     }
     return stopped_;
+  }
+
+  // The `until` of the run_until / run_slice in progress: no event handler may move the clock
+  // past it.
+  SimTime horizon() const { return horizon_; }
+  // Calls f(time, target, kind) for every pending event, in no particular order.
+  template <class F>
+  void for_each_pending(F&& f) const { queue_.for_each_live(f); }
+  // Moves the clock `by` later and every pending event earlier than `limit` with it, each by
+  // delay(target, kind, arg) (a period the caller accounts for without running it); `by` must
+  // keep the clock within horizon().
+  template <class F>
+  void skip(Duration by, SimTime limit, F&& delay) {
+    queue_.delay_before(limit, delay);
+    now_ += by;
   }
 
   std::size_t pending() const { return queue_.size(); }
@@ -79,6 +96,7 @@ class Simulation {
   SimTime now_ = 0;
   std::uint64_t executed_ = 0;
   bool stopped_ = false;
+  SimTime horizon_ = kNever;
 };
 
 }  // namespace ckptsim::core

@@ -3,6 +3,10 @@
 
 namespace ckptsim::model {
 
+const char* to_string(NetworkMode m) {
+  return m == NetworkMode::hybrid ? "hybrid" : "exact";
+}
+
 const char* to_string(FlinkVersion v) {
   switch (v) {
     case FlinkVersion::v1_15: return "1.15";

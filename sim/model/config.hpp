@@ -353,6 +353,13 @@ struct JobManagerSpec {
   std::vector<MasterStepSpec> master_steps;   // coordinators first, then hooks, as Flink orders
 };
 
+// How the network moves data (docs/scenario-format.md, "network"): exact moves every buffer;
+// hybrid moves them too, but skips whole sample periods in which the job runs steadily (its
+// rates, queues and thread times repeat), accounting for them from the last period
+// (sim/model/network/hybrid_network.hpp).
+enum class NetworkMode { exact, hybrid };
+const char* to_string(NetworkMode m);  // "exact", "hybrid"
+
 struct Scenario {
   std::string name = "scenario";
   std::string description;
@@ -363,6 +370,7 @@ struct Scenario {
   // Period of the per-subtask time series (busy/idle/back-pressured time, queues, throughput);
   // 0 = none (sweeps turn it off).
   Duration sample_period = core::kSecond;
+  NetworkMode network = NetworkMode::exact;
   FlinkConfig flink;
   ClusterSpec cluster;
   JobSpec job;

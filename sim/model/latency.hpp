@@ -22,6 +22,18 @@ class LatencyHistogram {
     records_ += records;
     sum_ns_ += ns * static_cast<double>(records);
   }
+  // Adds `factor` times what `later` holds beyond `earlier` (two states of one histogram),
+  // rounded bucket by bucket.
+  void add_difference(const LatencyHistogram& later, const LatencyHistogram& earlier,
+                      double factor) {
+    for (std::size_t b = 0; b < kBuckets; ++b) {
+      const auto added = static_cast<std::int64_t>(
+          std::llround(factor * static_cast<double>(later.buckets_[b] - earlier.buckets_[b])));
+      buckets_[b] += added;
+      records_ += added;
+    }
+    sum_ns_ += factor * (later.sum_ns_ - earlier.sum_ns_);
+  }
   std::int64_t records() const { return records_; }
   double mean_ms() const { return records_ > 0 ? sum_ns_ / static_cast<double>(records_) / 1e6 : 0; }
   // Nearest rank over records; the value is the bucket's geometric middle.

@@ -48,6 +48,9 @@ struct LiveRun::State {
     result.replayed_records = job.replayed_records();
     result.events_executed = sim.executed();
     result.buffers_transferred = job.tasks().buffers_transferred();
+    result.network = scenario.network;
+    result.network_skipped = job.tasks().hybrid_network().skipped();
+    result.network_skips = job.tasks().hybrid_network().skips();
     const model::LatencyHistogram& latency = job.tasks().end_to_end_latency();
     result.end_to_end_latency = {latency.records(), latency.mean_ms(),
                                  latency.percentile_ms(0.5), latency.percentile_ms(0.99)};

@@ -237,6 +237,11 @@ struct RunResult {
   std::vector<SubtaskExecution> executions;
   std::uint64_t events_executed = 0;
   std::uint64_t buffers_transferred = 0;  // network buffers and events moved to input channels
+  // How the network ran (scenario key `network`), and with hybrid the simulated time it
+  // skipped as steady (in how many skips).
+  model::NetworkMode network = model::NetworkMode::exact;
+  Duration network_skipped = 0;
+  std::int64_t network_skips = 0;
 };
 
 // Epoch milliseconds of a simulated instant.

@@ -609,7 +609,7 @@ const std::vector<std::string>& top_level_keys() {
   static const std::vector<std::string> keys = {
       "name",       "description", "seed",     "start",  "duration", "flink", "cluster",
       "jobmanager", "job",         "timeline", "expect", "base",     "set",   "systems",
-      "flink-conf"};
+      "flink-conf", "network"};
   return keys;
 }
 

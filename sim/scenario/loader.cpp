@@ -1041,6 +1041,11 @@ model::Scenario read_scenario(Context& ctx, const Node& root, Expectations& expe
         else
           scenario.duration = *v;
       }
+    } else if (e.key == "network") {
+      if (auto v = detail::read_enum<model::NetworkMode>(
+              ctx, e.value, "network mode",
+              {{"exact", model::NetworkMode::exact}, {"hybrid", model::NetworkMode::hybrid}}))
+        scenario.network = *v;
     } else if (e.key == "flink") {
       flink = &e;
     } else if (e.key == "cluster") {

@@ -346,3 +346,81 @@ TEST_CASE("scheduling between the clock and a peeked event after run_until", "[c
       {seconds(10), 2}, {seconds(10), 4}, {seconds(10), 7}};
   CHECK(r.seen == expected);
 }
+
+// The hybrid network's skip (sim/model/network/hybrid_network.hpp): the events before a limit move
+// later, each by its own delay, keeping their EventIds; they come out as if pushed again in the
+// order they would have popped, after the events already pending at equal times. Cancelled
+// events stay dead, and for_each_live sees exactly the live ones. The moved events usually land
+// below the limit, under the floor the queue peeked at: the case lower_floor must handle.
+TEST_CASE("delay_before moves the events before a limit, keeping their ids and order",
+          "[core][event_queue]") {
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    RandomStream rng(seed, "delay_before");
+    EventQueue q;
+    struct Ref {
+      SimTime time;
+      std::uint64_t order;
+      std::uint64_t arg;
+      EventId id;
+    };
+    std::vector<Ref> live;
+    std::uint64_t next = 0;
+    for (int i = 0; i < 300; ++i) {
+      const SimTime t = rng.uniform_int(0, 2000) * (rng.uniform01() < 0.3 ? 1 : 1000);
+      const EventId id = q.push(t, fake_target(next), 1, next);
+      live.push_back({t, next, next, id});
+      ++next;
+    }
+    const auto by_order = [](const Ref& a, const Ref& b) {
+      return std::tie(a.time, a.order) < std::tie(b.time, b.order);
+    };
+    // Cancel some, pop some (their slots are reused by later pushes), peek past the clock.
+    for (int i = 0; i < 40; ++i) {
+      const auto k = static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(live.size()) - 1));
+      REQUIRE(q.cancel(live[k].id));
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    std::sort(live.begin(), live.end(), by_order);
+    for (int i = 0; i < 60; ++i) {
+      const EventQueue::Popped p = q.pop();
+      REQUIRE(p.payload.arg == live.front().arg);
+      live.erase(live.begin());
+    }
+    const SimTime clock = live.front().time;
+    for (int i = 0; i < 30; ++i) {
+      const SimTime t = clock + rng.uniform_int(0, 500000);
+      const EventId id = q.push(t, fake_target(next), 1, next);
+      live.push_back({t, next, next, id});
+      ++next;
+    }
+    std::sort(live.begin(), live.end(), by_order);
+    CHECK(q.next_time() == live.front().time);
+
+    std::vector<SimTime> seen;
+    q.for_each_live([&](SimTime t, const EventHandler*, std::uint32_t) { seen.push_back(t); });
+    std::vector<SimTime> expected_times;
+    for (const Ref& r : live) expected_times.push_back(r.time);
+    std::sort(seen.begin(), seen.end());
+    CHECK(seen == expected_times);
+
+    const SimTime limit = clock + rng.uniform_int(1, 400000);
+    const auto delay = [](std::uint64_t arg) { return SimTime{1000} + static_cast<SimTime>(arg % 3) * 7; };
+    q.delay_before(limit, [&](const EventHandler*, std::uint32_t, std::uint64_t arg) {
+      return delay(arg);
+    });
+    for (Ref& r : live) {  // `live` is in pop order: the moved ones are pushed again in it
+      if (r.time >= limit) continue;
+      r.time += delay(r.arg);
+      r.order = next++;
+    }
+    std::sort(live.begin(), live.end(), by_order);
+    for (const Ref& r : live) CHECK(q.is_pending(r.id));
+    for (const Ref& r : live) {
+      REQUIRE_FALSE(q.empty());
+      const EventQueue::Popped p = q.pop();
+      REQUIRE(p.time == r.time);
+      REQUIRE(p.payload.arg == r.arg);
+    }
+    CHECK(q.empty());
+  }
+}

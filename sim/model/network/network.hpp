@@ -85,9 +85,16 @@ class Network final : public TaskPart, public core::EventHandler {
 
   std::uint64_t buffers_transferred() const { return buffers_transferred_; }
 
+  // --- The hybrid network (hybrid_network.hpp): events that move data; a skipped period's
+  // records handed to a round-robin writer's channels; everything in flight moved `by` later.
+  static bool moves_data(std::uint32_t kind) { return kind == kFlush; }
+  void skip_round_robin(const Subtask& s, OutputGroup& g, std::int64_t records);
+  void delay_data(Duration by);
+
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
+  friend class HybridNetwork;  // its counters include buffers_transferred_
   enum Event : std::uint32_t { kFlush, kDebloat };
   void write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t records, SimTime born);
   // Adds records to a channel's BufferBuilder, finishing every full buffer; true if bytes are

@@ -145,6 +145,37 @@ void Network::reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t or
   for (std::size_t p = 0; p < n; ++p) update_fill_point(s, g, static_cast<int>(p));
 }
 
+void Network::skip_round_robin(const Subtask& s, OutputGroup& g, std::int64_t records) {
+  // The records were written and sent meanwhile: each position gets its round-robin share of
+  // them, so what is due to its builder (and its mean read time) stays as it was.
+  if (records <= 0 || !g.round_robin()) return;
+  const auto n = static_cast<std::int64_t>(g.channels.size());
+  const std::int64_t before = g.written;
+  g.written += records;
+  for (std::size_t p = 0; p < g.channels.size(); ++p) {
+    const std::int64_t k = g.offset(p);
+    g.taken[p] += round_robin_share(g.written, k, n) - round_robin_share(before, k, n);
+    g.born_taken[p].first += records;
+  }
+  g.fills.clear();
+  for (std::size_t p = 0; p < g.channels.size(); ++p) update_fill_point(s, g, static_cast<int>(p));
+}
+
+void Network::delay_data(Duration by) {
+  const auto later = static_cast<double>(by);
+  for (Channel& c : channels_) {
+    c.occupancy_since += by;
+    c.open_born += static_cast<double>(c.open_records) * later;
+    for (core::RingQueue<Buffer>* q : {&c.subpartition, &c.received})
+      for (std::size_t i = 0; i < q->size(); ++i) {
+        (*q)[i].enqueued += by;
+        (*q)[i].born += by;
+      }
+  }
+  for (Subtask& s : x_.subtasks_)
+    for (OutputGroup& g : s.outputs) g.born_origin += by;
+}
+
 bool Network::append_to_builder(int channel, std::int64_t records, std::int64_t record_size,
                                     double born) {
   Channel& c = chan(channel);

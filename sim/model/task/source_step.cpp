@@ -25,6 +25,7 @@ void StreamTask::schedule_emission(Subtask& s, int id) {
     s.flush_with_step = false;
     if (*ready == core::kNever) return;  // none will come (or the system stalls for ever)
     s.emission_scheduled = true;
+    s.step_period = 0;
     sim_.schedule_at(std::max(sim_.now(), *ready), this, kSourceEmit, arg(id));
     s.busy_since = sim_.now();
     return;
@@ -47,6 +48,7 @@ void StreamTask::schedule_emission(Subtask& s, int id) {
   if (v.arrivals == Variability::exponential)  // Poisson arrivals: one record at a time
     period = static_cast<Duration>(
         std::llround(rngs_[static_cast<std::size_t>(id)].exponential(1e9 / rate)));
+  s.step_period = v.arrivals == Variability::fixed ? std::max<Duration>(core::kMicrosecond, period) : 0;
   sim_.schedule_in(std::max<Duration>(core::kMicrosecond, period), this, kSourceEmit, arg(id));
   // The step's records are read over the period. A source with a cost of its own also polls
   // the records that arrived while its thread emitted the previous step, up to one period's

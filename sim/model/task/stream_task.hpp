@@ -69,6 +69,12 @@ class StreamTask final : public TaskPart, public core::EventHandler {
   double configured_rate(int vertex) const { return source_rates_[static_cast<std::size_t>(vertex)]; }
 
   const LatencyHistogram& end_to_end_latency() const { return latency_; }
+  LatencyHistogram& end_to_end_latency() { return latency_; }
+  // Events that move data (the hybrid network moves them through a skipped period).
+  static bool moves_data(std::uint32_t kind) {
+    return kind == kWake || kind == kSourceEmit || kind == kProcessDone;
+  }
+  static std::uint32_t source_step_event() { return kSourceEmit; }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 

@@ -55,6 +55,8 @@ struct Subtask {
   bool flush_with_step = false;  // a source whose steps are one buffer timeout: it flushes
                                  // at the end of each step (see schedule_emission)
   bool emission_scheduled = false;
+  Duration step_period = 0;      // a source's reading step at a fixed rate, its timer's period
+                                 // (0: batches or Poisson arrivals)
   bool waiting_output = false;   // soft back-pressure: output not available
   bool stopped = false;          // a source after a stop-with-savepoint barrier
   bool lock_until_record = false; // a legacy source holds the checkpoint lock until a record
@@ -89,6 +91,7 @@ struct Subtask {
   SimTime accounted_until = 0;
   SimTime sample_start = 0;
   TaskSample sample;
+  TaskSample closed_samples;      // the sums of this attempt's closed samples (hybrid network)
 
   // --- Barrier handler (barrier_handler.hpp): SingleCheckpointBarrierHandler /
   // CheckpointBarrierTracker.

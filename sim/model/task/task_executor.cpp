@@ -32,6 +32,7 @@ TaskExecutor::TaskExecutor(core::Simulation& sim, const Scenario& scenario, Obse
       tasks_(*this),
       barriers_(*this),
       snapshots_(*this),
+      hybrid_(*this),
       rpc_rng_(scenario.seed, "rpc") {
   const auto& vertices = scenario.job.vertices;
   for (std::size_t v = 0; v < vertices.size(); ++v) {
@@ -50,6 +51,7 @@ TaskExecutor::TaskExecutor(core::Simulation& sim, const Scenario& scenario, Obse
   connectors_ = make_connectors(scenario, *this);
   network_.build(subtasks_, vertex_first_);
   network_.clear_network();
+  hybrid_.start();
 }
 
 Subtask& TaskExecutor::at(int id) { return subtasks_[static_cast<std::size_t>(id)]; }

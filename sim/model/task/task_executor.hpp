@@ -20,6 +20,7 @@
 #include "sim/model/checkpointing/subtask_checkpoint_coordinator.hpp"
 #include "sim/model/config.hpp"
 #include "sim/model/connectors/connector.hpp"
+#include "sim/model/network/hybrid_network.hpp"
 #include "sim/model/network/network.hpp"
 #include "sim/model/observer.hpp"
 #include "sim/model/task/stream_task.hpp"
@@ -175,6 +176,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   std::int64_t records_in_flight() const;
   // Records from source read to the end of their processing at a sink.
   const LatencyHistogram& end_to_end_latency() const { return tasks_.end_to_end_latency(); }
+  // The hybrid network's skipped time (network: hybrid).
+  const HybridNetwork& hybrid_network() const { return hybrid_; }
   // Closes every subtask's time accounting up to now (the end of a run).
   void flush_samples();
   // The same, also reporting the partial last period of every running subtask (of `ids`).
@@ -305,6 +308,7 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   StreamTask tasks_;
   BarrierHandler barriers_;
   SubtaskCheckpointCoordinator snapshots_;
+  HybridNetwork hybrid_;
   Connectors connectors_;
   std::vector<TriggerRpc> trigger_rpcs_;
   std::vector<NotifyRpc> notify_rpcs_;

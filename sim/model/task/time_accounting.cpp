@@ -14,6 +14,20 @@
 
 namespace ckptsim::model {
 
+namespace {
+// Time in the thread's current state goes to the open sample (and idle time to the debloater).
+void add_time(Subtask& s, Duration d) {
+  switch (s.thread_state) {
+    case ThreadState::busy: s.sample.busy += d; break;
+    case ThreadState::back_pressured: s.sample.back_pressured += d; break;
+    case ThreadState::idle:
+      s.sample.idle += d;
+      s.debloat_idle += d;
+      break;
+  }
+}
+}  // namespace
+
 void StreamTask::account(Subtask& s) {
   // Adds the time since the last transition to the current thread state, closing the sample
   // periods it crosses; queue lengths are those held until now (nothing changed them since the
@@ -24,8 +38,8 @@ void StreamTask::account(Subtask& s) {
     s.accounted_until = now;
     return;
   }
-  if (period <= 0) {  // no time series: only the debloater's idle time is kept
-    if (s.thread_state == ThreadState::idle) s.debloat_idle += now - s.accounted_until;
+  if (period <= 0) {  // no time series: the sample is never closed (it sums the attempt)
+    add_time(s, now - s.accounted_until);
     s.accounted_until = now;
     return;
   }
@@ -33,14 +47,7 @@ void StreamTask::account(Subtask& s) {
     const SimTime sample_end = s.sample_start + period;
     const SimTime until = std::min(now, sample_end);
     const Duration d = until - s.accounted_until;
-    switch (s.thread_state) {
-      case ThreadState::busy: s.sample.busy += d; break;
-      case ThreadState::back_pressured: s.sample.back_pressured += d; break;
-      case ThreadState::idle:
-        s.sample.idle += d;
-        s.debloat_idle += d;
-        break;
-    }
+    add_time(s, d);
     s.accounted_until = until;
     if (until == sample_end) {
       s.sample.start = s.sample_start;
@@ -50,6 +57,11 @@ void StreamTask::account(Subtask& s) {
       for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(chan(c).received.size());
       s.sample.output_buffers = s.partition_buffers;
       observer_.task_sample(sample_end, {s.vertex, s.index, s.attempt}, s.sample);
+      s.closed_samples.busy += s.sample.busy;
+      s.closed_samples.back_pressured += s.sample.back_pressured;
+      s.closed_samples.idle += s.sample.idle;
+      s.closed_samples.records_in += s.sample.records_in;
+      s.closed_samples.records_out += s.sample.records_out;
       s.sample = TaskSample{};
       s.sample_start = sample_end;
     }

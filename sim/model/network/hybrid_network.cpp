@@ -1,0 +1,385 @@
+// The hybrid network's looks and skips (hybrid_network.hpp).
+#include "sim/model/network/hybrid_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "sim/model/network/network.hpp"
+#include "sim/model/task/stream_task.hpp"
+#include "sim/model/task/task_executor.hpp"
+
+namespace ckptsim::model {
+
+namespace {
+enum Event : std::uint32_t { kLook };
+
+// `total` grown over kLooks - 1 periods, scaled to `periods` periods.
+std::int64_t scaled(std::int64_t total, double periods_per_window) {
+  return static_cast<std::int64_t>(std::llround(static_cast<double>(total) * periods_per_window));
+}
+}  // namespace
+
+Duration HybridNetwork::period() const {
+  return scenario_.sample_period > 0 ? scenario_.sample_period : core::kSecond;
+}
+
+void HybridNetwork::start() {
+  if (scenario_.network != NetworkMode::hybrid) return;
+  sim_.schedule_at(period(), this, kLook);
+}
+
+bool HybridNetwork::eligible() const {
+  if (scenario_.flink.debloat_enabled) return false;
+  const SimTime now = sim_.now();
+  for (int v = 0; v < x_.num_vertices(); ++v) {
+    const VertexSpec& spec = scenario_.job.vertices[static_cast<std::size_t>(v)];
+    if (x_.source(v) || !x_.sinks(v).empty() || !x_.functions(v).empty()) return false;
+    if (spec.arrivals != Variability::fixed || spec.service != Variability::fixed) return false;
+    // A source whose own processing cannot keep up drops what it cannot read (schedule_emission):
+    // a pace of its own, as a saturated subtask's.
+    if (!spec.input &&
+        x_.tasks().configured_rate(v) * static_cast<double>(spec.cost_per_record) >= 0.99e9)
+      return false;
+    for (const StreamTask::Stall& st : x_.tasks().stalls(v))
+      if (st.until > now) return false;  // a stall or slow-down now or to come
+  }
+  for (int id = 0; id < x_.num_subtasks(); ++id) {
+    const Subtask& s = sub(id);
+    if (s.state != ExecutionState::running || s.stopped || s.lock_until_record ||
+        s.lock_held_until > now || s.mail_busy_until > now || s.remainder ||
+        !s.pending_triggers.empty() || s.checkpoint_pending || s.uc_collecting ||
+        s.priority_pending > 0 || s.output_barriers_queued > 0 || s.output_timeout_mail >= 0 ||
+        s.timed_out_checkpoint >= 0 || s.ack_waits_for_output || s.end_of_input_abort ||
+        s.final_checkpoint_min >= 0 || s.finished_inputs > 0 ||
+        (s.busy && s.processing.kind != Buffer::Kind::data))
+      return false;
+  }
+  for (const Channel& c : network().channels_) {
+    if (c.blocked || c.finished) return false;
+    for (const core::RingQueue<Buffer>* q : {&c.subpartition, &c.received})
+      for (std::size_t i = 0; i < q->size(); ++i)
+        if ((*q)[i].kind != Buffer::Kind::data) return false;
+  }
+  return true;
+}
+
+template <class Counts, class Sums, class Writers>
+void HybridNetwork::for_each_counter(Counts&& counts, Sums&& sums, Writers&& writers) {
+  for (Subtask& s : x_.subtasks_) {
+    counts(s.position);
+    counts(s.records_in);
+    counts(s.state_size);
+    counts(s.bytes_since_checkpoint);
+    for (OutputGroup& g : s.outputs) writers(s, g);
+  }
+  Network& net = x_.network();
+  for (Channel& c : net.channels_) {
+    counts(c.drained_bytes);
+    counts(c.consumed);
+    sums(c.occupancy_integral);
+    sums(c.sojourn_total);
+  }
+  auto transferred = static_cast<std::int64_t>(net.buffers_transferred_);
+  counts(transferred);
+  net.buffers_transferred_ = static_cast<std::uint64_t>(transferred);
+}
+
+HybridNetwork::Look HybridNetwork::look() const {
+  Look l;
+  l.at = sim_.now();
+  l.steady_state = eligible();
+  if (!l.steady_state) return l;
+  const SimTime now = sim_.now();
+  l.subtasks.resize(static_cast<std::size_t>(x_.num_subtasks()));
+  for (int id = 0; id < x_.num_subtasks(); ++id) {
+    const Subtask& s = sub(id);
+    SubtaskLook& t = l.subtasks[static_cast<std::size_t>(id)];
+    t.attempt = s.attempt;
+    // What the samples add up to: the closed ones, the open one and the time since it was last
+    // accounted.
+    t.busy = s.closed_samples.busy + s.sample.busy;
+    t.back_pressured = s.closed_samples.back_pressured + s.sample.back_pressured;
+    t.idle = s.closed_samples.idle + s.sample.idle;
+    const Duration open = now - s.accounted_until;
+    switch (s.thread_state) {
+      case ThreadState::busy:
+        t.busy += open;
+        break;
+      case ThreadState::back_pressured:
+        t.back_pressured += open;
+        break;
+      case ThreadState::idle:
+        t.idle += open;
+        break;
+    }
+    t.records_in = s.closed_samples.records_in + s.sample.records_in;
+    t.records_out = s.closed_samples.records_out + s.sample.records_out;
+    for (int c : s.inputs) t.input_buffers += static_cast<int>(chan(c).received.size());
+    t.output_buffers = s.partition_buffers;
+  }
+  auto& self = const_cast<HybridNetwork&>(*this);  // the visitor only reads here
+  self.for_each_counter([&](std::int64_t& v) { l.counts.push_back(v); },
+                        [&](double& v) { l.sums.push_back(v); },
+                        [&](Subtask&, OutputGroup& g) { l.counts.push_back(g.written); });
+  for (const Channel& c : network().channels_) l.drained.push_back(c.drained_bytes);
+  l.latency = x_.tasks().end_to_end_latency();
+  return l;
+}
+
+bool HybridNetwork::alike() const {
+  if (looks_.size() < kLooks || looks_.front().at < disturbed_at) return false;
+  const Duration p = period();
+  for (std::size_t k = 0; k < kLooks; ++k) {
+    if (!looks_[k].steady_state) return false;
+    if (k > 0 && looks_[k].at - looks_[k - 1].at != p) return false;
+  }
+  const Duration tolerance = p / 1000;  // 1 ms per second
+  // The output flusher ticks in step with the periods; the sources' records, and the records
+  // per step of the sources whose step does not divide the period.
+  const Duration timeout = scenario_.flink.buffer_timeout;
+  if (timeout > 0 && p % timeout != 0) return false;
+  double sources_growth = 0;
+  double beating_records = 0;
+  for (int id = 0; id < x_.num_subtasks(); ++id) {
+    const Subtask& s = sub(id);
+    if (!is_source(s)) continue;
+    const auto i = static_cast<std::size_t>(id);
+    const auto growth = static_cast<double>(looks_.back().subtasks[i].records_out -
+                                            looks_.front().subtasks[i].records_out);
+    sources_growth += growth;
+    if (s.step_period > 0 && p % s.step_period != 0)
+      beating_records += growth / static_cast<double>(kLooks - 1) *
+                         static_cast<double>(s.step_period) / static_cast<double>(p);
+  }
+  sources_growth = std::max(sources_growth, 1.0);
+  // A saturated subtask (idle less than 1 % of a period) sets the pace of what is behind it
+  // buffer by buffer: the phase of that chain of buffers decides where a barrier waits, and no
+  // timer keeps it through a skip. Neither is a queue filling up steady, however slowly.
+  for (std::size_t i = 0; i < looks_.back().subtasks.size(); ++i)
+    for (std::size_t k = 1; k < kLooks; ++k)
+      if ((looks_[k].subtasks[i].idle - looks_[k - 1].subtasks[i].idle) * 100 < p) return false;
+  for (std::size_t i = 0; i < looks_.back().subtasks.size(); ++i) {
+    const auto at = [&](std::size_t k) -> const SubtaskLook& { return looks_[k].subtasks[i]; };
+    const auto spread = [&](auto field) {  // of the growth per period
+      auto lo = at(1).*field - at(0).*field;
+      auto hi = lo;
+      for (std::size_t k = 2; k < kLooks; ++k) {
+        const auto g = at(k).*field - at(k - 1).*field;
+        lo = std::min(lo, g);
+        hi = std::max(hi, g);
+      }
+      return std::pair{lo, hi};
+    };
+    for (const auto field :
+         {&SubtaskLook::busy, &SubtaskLook::back_pressured, &SubtaskLook::idle}) {
+      const auto [lo, hi] = spread(field);
+      if (hi - lo > tolerance) return false;
+    }
+    // A reading step that does not divide the period puts one step's records more or less into
+    // some periods (a beat of steps and periods, too slow to show in three periods): its swing
+    // in busy time, at this subtask's share of the sources' records, must be within tolerance.
+    // Likewise each input channel that fills buffers before the flusher ticks delivers a whole
+    // buffer's records more or less into some periods; a source's own records come a step at a
+    // time; and any count may be one record off (fractional shares).
+    const Subtask& consumer = sub(static_cast<int>(i));
+    const auto cost = static_cast<double>(vertex(consumer).cost_per_record);
+    const double share =
+        static_cast<double>(at(kLooks - 1).records_in - at(0).records_in) / sources_growth;
+    double swing = 1 + share * beating_records;
+    if (is_source(consumer) && consumer.step_period > 0)
+      swing += static_cast<double>(at(kLooks - 1).records_out - at(0).records_out) /
+               static_cast<double>(kLooks - 1) * static_cast<double>(consumer.step_period) /
+               static_cast<double>(p);
+    for (int c : consumer.inputs) {
+      const Channel& ch = chan(c);
+      const auto bytes = static_cast<double>(looks_.back().drained[static_cast<std::size_t>(c)] -
+                                             looks_.front().drained[static_cast<std::size_t>(c)]) /
+                         static_cast<double>(kLooks - 1);
+      const bool fills =
+          timeout <= 0 || bytes * static_cast<double>(timeout) / static_cast<double>(p) >=
+                              static_cast<double>(ch.buffer_size);
+      if (fills)
+        swing +=
+            static_cast<double>(ch.buffer_size) /
+            static_cast<double>(std::max<std::int64_t>(1, vertex(sub(ch.producer)).record_size));
+    }
+    if (swing * cost > static_cast<double>(tolerance)) return false;
+    for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
+      const auto [lo, hi] = spread(field);
+      if (hi - lo > std::max<std::int64_t>(1, hi / 50)) return false;
+    }
+    if (at(0).attempt != at(kLooks - 1).attempt) return false;
+    // Queues that hold their length.
+    const int slack = 1;
+    for (const auto level : {&SubtaskLook::input_buffers, &SubtaskLook::output_buffers}) {
+      int lo = at(0).*level;
+      int hi = lo;
+      for (std::size_t k = 1; k < kLooks; ++k) {
+        lo = std::min(lo, at(k).*level);
+        hi = std::max(hi, at(k).*level);
+      }
+      if (hi - lo > slack) return false;
+    }
+  }
+  return true;
+}
+
+Duration HybridNetwork::delay_of(const core::EventHandler* target, std::uint32_t kind,
+                                 std::uint64_t arg, Duration by) const {
+  Duration tick = 0;
+  if (target == &x_.tasks() && kind == StreamTask::source_step_event())
+    tick = sub(subtask_of(arg)).step_period;
+  else if (target == &x_.network() && Network::moves_data(kind))
+    tick = scenario_.flink.buffer_timeout;
+  return tick > 0 ? (by + tick / 2) / tick * tick : by;
+}
+
+std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
+  // Up to the first pending event that is not data moving; every data event must still come
+  // before it once moved (a ticking timer up to one tick more than the clock).
+  SimTime first_other = core::kNever;
+  SimTime last_data = sim_.now();
+  const auto* tasks = static_cast<const core::EventHandler*>(&x_.tasks());
+  const auto* net = static_cast<const core::EventHandler*>(&x_.network());
+  sim_.for_each_pending([&](SimTime t, const core::EventHandler* target, std::uint32_t kind) {
+    const bool data = (target == tasks && StreamTask::moves_data(kind)) ||
+                      (target == net && Network::moves_data(kind));
+    if (data)
+      last_data = std::max(last_data, t);
+    else if (target != this)
+      first_other = std::min(first_other, t);
+  });
+  // Something other than data moving happened since the last look (it ran or was cancelled):
+  // the periods before it say nothing about the ones after.
+  if (next_other_ <= sim_.now()) disturbed_at = std::max(disturbed_at, next_other_);
+  next_other_ = first_other;
+  *limit = first_other;
+  Duration tick = std::max<Duration>(0, scenario_.flink.buffer_timeout);
+  for (const Subtask& s : x_.subtasks_) tick = std::max(tick, s.step_period);
+  const Duration p = period();
+  const SimTime horizon = std::min(sim_.horizon(), scenario_.duration);
+  std::int64_t n = horizon >= core::kNever ? 0 : (horizon - sim_.now()) / p;
+  if (first_other < core::kNever) n = std::min(n, (first_other - 1 - last_data - tick) / p);
+  return std::max<std::int64_t>(0, n);
+}
+
+HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t periods) const {
+  const Look& first = looks_.front();
+  const Look& last = looks_.back();
+  const double factor = static_cast<double>(periods) / static_cast<double>(kLooks - 1);
+  Look l = from;
+  l.at = from.at + periods * period();
+  for (std::size_t i = 0; i < l.subtasks.size(); ++i) {
+    SubtaskLook& t = l.subtasks[i];
+    const SubtaskLook& a = last.subtasks[i];
+    const SubtaskLook& b = first.subtasks[i];
+    t.busy += scaled(a.busy - b.busy, factor);
+    t.back_pressured += scaled(a.back_pressured - b.back_pressured, factor);
+    t.idle += scaled(a.idle - b.idle, factor);
+    t.records_in += scaled(a.records_in - b.records_in, factor);
+    t.records_out += scaled(a.records_out - b.records_out, factor);
+  }
+  for (std::size_t i = 0; i < l.counts.size(); ++i)
+    l.counts[i] += scaled(last.counts[i] - first.counts[i], factor);
+  for (std::size_t i = 0; i < l.sums.size(); ++i)
+    l.sums[i] += factor * (last.sums[i] - first.sums[i]);
+  l.latency.add_difference(last.latency, first.latency, factor);
+  return l;
+}
+
+void HybridNetwork::skip(std::int64_t periods, SimTime limit) {
+  const Duration p = period();
+  const Duration by = periods * p;
+  const Look& last = looks_.back();
+  // Each skipped period gets the mean sample of the last ones (the open samples close at this
+  // boundary first).
+  for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
+  const Look one = extrapolated(last, 1);
+  for (std::int64_t k = 1; k <= periods; ++k) {
+    for (int id = 0; id < x_.num_subtasks(); ++id) {
+      Subtask& s = sub(id);
+      const SubtaskLook& s0 = last.subtasks[static_cast<std::size_t>(id)];
+      const SubtaskLook& s1 = one.subtasks[static_cast<std::size_t>(id)];
+      TaskSample mean;
+      mean.start = s.sample_start + (k - 1) * p;
+      mean.busy = s1.busy - s0.busy;
+      mean.back_pressured = s1.back_pressured - s0.back_pressured;
+      mean.idle = s1.idle - s0.idle;
+      mean.period = mean.busy + mean.back_pressured + mean.idle;
+      mean.records_in = s1.records_in - s0.records_in;
+      mean.records_out = s1.records_out - s0.records_out;
+      mean.input_buffers = s0.input_buffers;
+      mean.output_buffers = s0.output_buffers;
+      TaskSample& sums = scenario_.sample_period > 0 ? s.closed_samples : s.sample;
+      sums.busy += mean.busy;
+      sums.back_pressured += mean.back_pressured;
+      sums.idle += mean.idle;
+      sums.records_in += mean.records_in;
+      sums.records_out += mean.records_out;
+      if (scenario_.sample_period > 0)
+        observer_.task_sample(mean.start + p, {s.vertex, s.index, s.attempt}, mean);
+    }
+  }
+  // Every counter grows as over the last periods; round-robin writers hand their channels the
+  // records written meanwhile.
+  const Look after = extrapolated(last, periods);
+  std::size_t i = 0;
+  std::size_t j = 0;
+  const auto growth = [&] {
+    const std::int64_t g = after.counts[i] - last.counts[i];
+    ++i;
+    return g;
+  };
+  for_each_counter(
+      [&](std::int64_t& v) { v += growth(); },
+      [&](double& v) {
+        v += after.sums[j] - last.sums[j];
+        ++j;
+      },
+      [&](Subtask& s, OutputGroup& g) { x_.network().skip_round_robin(s, g, growth()); });
+  x_.tasks().end_to_end_latency() = after.latency;
+  // The data in flight, the threads' steps and the pending data events move on.
+  x_.network().delay_data(by);
+  for (Subtask& s : x_.subtasks_) {
+    // A source's step keeps the phase of its timer (delay_of).
+    const Duration step = s.emission_scheduled && s.step_period > 0
+                              ? (by + s.step_period / 2) / s.step_period * s.step_period
+                              : by;
+    s.busy_since += step;
+    if (s.read_from >= 0) s.read_from += step;
+    s.processing_started += by;
+    if (s.busy) {
+      s.processing.enqueued += by;
+      s.processing.born += by;
+    }
+    s.accounted_until += by;
+    s.sample_start += by;
+  }
+  sim_.skip(by, limit, [&](const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
+    return delay_of(target, kind, a, by);
+  });
+  skipped_ += by;
+  ++skips_;
+}
+
+void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
+  if (kind != kLook) return;
+  if (looks_.size() == kLooks) looks_.erase(looks_.begin());
+  looks_.push_back(look());
+  SimTime limit = core::kNever;
+  const std::int64_t n = periods_to_skip(&limit);
+  if (n > 0 && alike()) {
+    skip(n, limit);
+    // The looks go on as if the last periods' growth had gone on up to now.
+    const Look now = look();
+    std::vector<Look> history;
+    for (std::int64_t k = static_cast<std::int64_t>(kLooks) - 1; k > 0; --k)
+      history.push_back(extrapolated(now, -k));
+    history.push_back(now);
+    looks_ = std::move(history);
+  }
+  sim_.schedule_in(period(), this, kLook);
+}
+
+}  // namespace ckptsim::model

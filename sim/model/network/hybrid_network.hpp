@@ -1,0 +1,90 @@
+// The hybrid network (network: hybrid, issue 17): the exact buffer model, except that whole
+// sample periods in which the job runs steadily are not simulated but accounted for from the
+// period before. Not a Flink part: a way of running the model faster where its result is the
+// same.
+//
+// At every sample boundary it looks at the job. A skip needs: nothing but data moving (no
+// barrier or cancel marker queued or being aligned, no mail, lock or stall on a thread, every
+// subtask RUNNING, no connector, fixed arrivals and costs, no buffer debloating); nothing else
+// having happened in the last three periods; no saturated subtask (one paces the buffers behind
+// it one by one, and a queue filling up has one); the last three periods alike (each subtask's
+// busy, back-pressured and idle time within 1 ms/s, records within 2 %, queued buffers within
+// one); and no busy time that could swing by more than 1 ms/s between periods for what the
+// periods do not show (a reading step or a filling channel whose lumps beat with the period, one
+// record more or less). Then the next k periods, up to the first pending event that is not data
+// moving (a checkpoint trigger, an RPC, an upload, a timeline action, the end of the run), are
+// skipped: every counter grows k times its mean growth per period over the last three, each
+// period gets their mean sample, the end-to-end latency histogram their records, and the data in
+// flight and the pending data events move k periods later (a source's reading steps and the
+// output flushers by whole ticks, so their phase stays the exact run's). What happens at that
+// event (a barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
+//
+// Where it is exact: a job whose state repeats every sample period gets the exact model's result
+// (up to rounding in the means). tests/equivalence holds both modes to the tolerances of
+// docs/scenario-format.md ("network").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/model/latency.hpp"
+#include "sim/model/task/task_part.hpp"
+
+namespace ckptsim::model {
+
+class HybridNetwork final : public TaskPart, public core::EventHandler {
+ public:
+  explicit HybridNetwork(TaskExecutor& executor) : TaskPart(executor) {}
+  // Starts looking at the job every sample period (hybrid mode only).
+  void start();
+
+  Duration skipped() const { return skipped_; }  // simulated time not run buffer by buffer
+  std::int64_t skips() const { return skips_; }
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+ private:
+  struct SubtaskLook {
+    int attempt = -1;
+    Duration busy = 0, back_pressured = 0, idle = 0;
+    std::int64_t records_in = 0, records_out = 0;
+    int input_buffers = 0, output_buffers = 0;
+  };
+  // The job at one sample boundary: what the counters had reached.
+  struct Look {
+    SimTime at = -1;
+    bool steady_state = false;  // only data moves (see eligible())
+    std::vector<SubtaskLook> subtasks;
+    std::vector<std::int64_t> counts;  // for_each_counter order
+    std::vector<double> sums;
+    std::vector<std::int64_t> drained;  // bytes each channel delivered
+    LatencyHistogram latency;
+  };
+  static constexpr std::size_t kLooks = 4;  // three periods compared
+
+  Duration period() const;
+  bool eligible() const;
+  Look look() const;
+  // Visits every counter that grows while data moves, in one fixed order: counts(int64&),
+  // sums(double&), writers(Subtask&, OutputGroup&) (a writer's round robin).
+  template <class Counts, class Sums, class Writers>
+  void for_each_counter(Counts&& counts, Sums&& sums, Writers&& writers);
+  bool alike() const;
+  // The periods that can be skipped from now, up to `limit` (0: none); notes disturbances.
+  std::int64_t periods_to_skip(SimTime* limit);
+  // How much later a pending event moves when the clock skips `by`: timers that tick keep
+  // their phase (a source's reading step, the output flusher), the rest moves by `by`.
+  Duration delay_of(const core::EventHandler* target, std::uint32_t kind, std::uint64_t arg,
+                    Duration by) const;
+  void skip(std::int64_t periods, SimTime limit);
+  // `from` moved on by `periods` times the mean growth per period of looks_.
+  Look extrapolated(const Look& from, std::int64_t periods) const;
+
+  std::vector<Look> looks_;            // the last kLooks, oldest first
+  SimTime disturbed_at = -1;           // the last time something other than data moving happened
+  SimTime next_other_ = core::kNever;  // the first such event pending at the last look
+  Duration skipped_ = 0;
+  std::int64_t skips_ = 0;
+};
+
+}  // namespace ckptsim::model

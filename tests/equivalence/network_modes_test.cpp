@@ -1,0 +1,233 @@
+// Issue 17's equivalence test: every scenario under scenarios/, the benchmarks' shapes and a
+// randomized family of jobs, each run with network: exact and network: hybrid, must agree within
+// the tolerances of equivalence.hpp. And the comparison itself must catch what it is there for.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench/shapes.hpp"
+#include "sim/core/random.hpp"
+#include "sim/run/run.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "tests/equivalence/equivalence.hpp"
+
+namespace ckptsim::tests {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ModeRuns {
+  run::RunResult exact;
+  run::RunResult hybrid;
+};
+
+ModeRuns run_both(model::Scenario s) {
+  ModeRuns r;
+  s.network = model::NetworkMode::exact;
+  r.exact = run::run(s);
+  s.network = model::NetworkMode::hybrid;
+  r.hybrid = run::run(s);
+  return r;
+}
+
+std::string lines(const std::vector<std::string>& d) {
+  std::string out;
+  for (const std::string& l : d) out += l + "\n";
+  return out;
+}
+
+// Scenarios and shapes checked so far, and how much of their time hybrid skipped.
+struct Tally {
+  int runs = 0;
+  int skipping = 0;
+  void add(const ModeRuns& r) {
+    ++runs;
+    if (r.hybrid.network_skips > 0) ++skipping;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("every scenario under scenarios/ agrees in both network modes", "[equivalence]") {
+  const fs::path root = CKPTSIM_SOURCE_DIR;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(root / "scenarios"))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(!files.empty());
+  Tally tally;
+  for (const fs::path& file : files) {
+    const auto loaded = scenario::load_file(file.string());
+    REQUIRE(loaded.ok());
+    const ModeRuns r = run_both(*loaded.scenario);
+    tally.add(r);
+    INFO(fs::relative(file, root).string());
+    CHECK(r.exact.network == model::NetworkMode::exact);
+    CHECK(r.hybrid.network == model::NetworkMode::hybrid);
+    CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
+  }
+  WARN("hybrid skipped steady periods in " << tally.skipping << " of " << tally.runs
+                                           << " scenarios");
+}
+
+TEST_CASE("the benchmarks' shapes agree in both network modes", "[equivalence]") {
+  for (const int p : {4, 32}) {
+    for (const auto barriers : {bench::Barriers::aligned, bench::Barriers::unaligned}) {
+      model::Scenario s = bench::b2(p, barriers);
+      s.duration = core::seconds(10);
+      s.sample_period = core::kSecond;
+      const ModeRuns r = run_both(s);
+      INFO("b2 P=" << p << (barriers == bench::Barriers::aligned ? " aligned" : " unaligned"));
+      CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
+    }
+  }
+  {
+    model::Scenario s = bench::production(300);
+    s.sample_period = core::kSecond;
+    const ModeRuns r = run_both(s);
+    INFO("production, 5 min");
+    CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
+    // The shape hybrid is for: most of its time is steady.
+    CHECK(r.hybrid.network_skipped > core::seconds(150));
+    CHECK(r.hybrid.events_executed * 3 < r.exact.events_executed);
+  }
+  {
+    model::Scenario s = bench::scale(8, 1, 60);
+    s.sample_period = core::kSecond;
+    const ModeRuns r = run_both(s);
+    INFO("scale P=8, 1 MB/s, 1 min");
+    CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
+  }
+}
+
+// A random job: 2 to 4 vertices in a chain, parallelism 1 to 6, each edge forward (where the
+// parallelisms match), rebalance or hash, costs that leave a vertex idle or saturate it, aligned or
+// unaligned checkpoints every 3 to 40 s over 1 to 3 minutes, and sometimes a rate change or a stall
+// on the timeline.
+model::Scenario random_job(std::uint64_t seed) {
+  core::RandomStream rng(seed, "equivalence");
+  const auto pick = [&](int lo, int hi) {
+    return lo + static_cast<int>(rng.uniform01() * (hi - lo + 1)) % (hi - lo + 1);
+  };
+  model::Scenario s;
+  s.name = "random-" + std::to_string(seed);
+  s.seed = seed;
+  s.duration = core::seconds(pick(60, 180));
+  s.flink.checkpointing.interval = core::seconds(pick(3, 40));
+  s.flink.checkpointing.unaligned = pick(0, 3) == 0;
+  s.cluster.taskmanagers = pick(1, 4);
+  s.cluster.slots_per_taskmanager = 6;
+  const int vertices = pick(2, 4);
+  for (int v = 0; v < vertices; ++v) {
+    model::VertexSpec spec;
+    spec.name = "V" + std::to_string(v);
+    spec.parallelism = pick(1, 6);
+    spec.record_size = 100 * pick(1, 10);
+    if (v == 0) {
+      // Half of the sources read less than a buffer per buffer timeout (their step is the
+      // timeout, in step with the sample period), half up to 20 MB/s (a step of a buffer).
+      spec.records_per_second = pick(0, 1) == 0 ? 100.0 * pick(1, 30) : 500.0 * pick(1, 40);
+      if (spec.records_per_second <= 3000) spec.record_size = 100;
+    } else {
+      const model::VertexSpec& up = s.job.vertices.back();
+      spec.input = up.name;
+      const int ship = pick(0, 2);
+      spec.ship = ship == 0 && up.parallelism == spec.parallelism ? model::ShipStrategy::forward
+                  : ship == 1                                     ? model::ShipStrategy::hash
+                                                                  : model::ShipStrategy::rebalance;
+      // A utilization of 0 to 120 % of the source's records (every record reaches every vertex).
+      const double records_per_second =
+          s.job.vertices.front().records_per_second * s.job.vertices.front().parallelism;
+      spec.cost_per_record = static_cast<core::Duration>(1e9 * 0.01 * pick(0, 120) *
+                                                         spec.parallelism / records_per_second);
+      spec.state_size = 1000LL * 1000 * pick(0, 50);
+    }
+    s.job.vertices.push_back(spec);
+  }
+  if (pick(0, 2) == 0) {
+    model::TimelineAction a;
+    a.kind = model::ActionKind::set_rate;
+    a.at = core::seconds(pick(5, 30));
+    a.vertex = s.job.vertices.front().name;
+    a.rate = 500.0 * pick(1, 40);
+    s.timeline.push_back(a);
+  }
+  if (pick(0, 2) == 0) {
+    model::TimelineAction a;
+    a.kind = model::ActionKind::stall;
+    a.at = core::seconds(pick(5, 30));
+    a.vertex = s.job.vertices.back().name;
+    a.duration = core::seconds(pick(1, 10));
+    s.timeline.push_back(a);
+  }
+  std::stable_sort(s.timeline.begin(), s.timeline.end(),
+                   [](const auto& x, const auto& y) { return x.at < y.at; });
+  return s;
+}
+
+TEST_CASE("a randomized family of jobs agrees in both network modes", "[equivalence]") {
+  Tally tally;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const model::Scenario s = random_job(seed);
+    const ModeRuns r = run_both(s);
+    tally.add(r);
+    INFO(s.name);
+    CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
+  }
+  WARN("hybrid skipped steady periods in " << tally.skipping << " of " << tally.runs
+                                           << " random jobs");
+}
+
+TEST_CASE("the equivalence check catches what it is there for", "[equivalence]") {
+  model::Scenario s = bench::scale(2, 1, 30);
+  s.sample_period = core::kSecond;
+  s.flink.checkpointing.interval = core::seconds(5);
+  const run::RunResult base = run::run(s);
+  REQUIRE(base.counts.completed >= 4);
+  REQUIRE(!base.timeseries.empty());
+  CHECK(network_differences(base, base).empty());
+
+  SECTION("a checkpoint 3 % slower (beyond 2 % and 5 ms)") {
+    run::RunResult r = base;
+    run::CheckpointRecord& c = r.checkpoints[2];
+    const core::Duration took = c.end_time - c.trigger_time;
+    c.end_time =
+        c.trigger_time + std::max<core::Duration>(took * 103 / 100, took + core::milliseconds(6));
+    CHECK(network_differences(base, r).size() == 1);
+  }
+  SECTION("a checkpoint 4 ms slower (within 5 ms)") {
+    run::RunResult r = base;
+    r.checkpoints[2].end_time += core::milliseconds(4);
+    CHECK(network_differences(base, r).empty());
+  }
+  SECTION("a status") {
+    run::RunResult r = base;
+    r.checkpoints[1].status = run::CheckpointStatus::failed;
+    CHECK(!network_differences(base, r).empty());
+  }
+  SECTION("a failover") {
+    run::RunResult r = base;
+    ++r.failovers;
+    CHECK(!network_differences(base, r).empty());
+  }
+  SECTION("latency p99 6 % up") {
+    run::RunResult r = base;
+    r.end_to_end_latency.p99_ms *= 1.11;
+    CHECK(!network_differences(base, r).empty());
+  }
+  SECTION("3 ms/s more busy time in one sample") {
+    run::RunResult r = base;
+    r.timeseries[r.timeseries.size() / 2].sample.busy += core::milliseconds(3);
+    CHECK(!network_differences(base, r).empty());
+  }
+  SECTION("records lost") {
+    run::RunResult r = base;
+    r.end_to_end_latency.records = r.end_to_end_latency.records * 97 / 100;
+    CHECK(!network_differences(base, r).empty());
+  }
+}
+
+}  // namespace ckptsim::tests
