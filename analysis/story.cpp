@@ -103,10 +103,11 @@ std::string format_story(const run::RunResult& r) {
                        run::format_log_timestamp(r.start_epoch_ms).substr(0, 19),
                        r.stopped_early ? " (stopped early by --max-wall: a partial run)" : "",
                        model::to_string(r.network),
-                       r.network == model::NetworkMode::hybrid
-                           ? fmt::format(" ({} of it skipped as steady, in {} skips)",
-                                         human_duration(r.network_skipped), r.network_skips)
-                           : "");
+                       r.network != model::NetworkMode::hybrid ? std::string()
+                       : r.network_skips == 0
+                           ? std::string(" (no period skipped)")
+                           : fmt::format(" ({} of it skipped as steady, in {} skips)",
+                                         human_duration(r.network_skipped), r.network_skips));
   }
   std::vector<Row> rows;
   auto add_checkpoints = [&](const std::vector<run::CheckpointRecord>& list) {

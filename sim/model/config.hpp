@@ -370,7 +370,7 @@ struct Scenario {
   // Period of the per-subtask time series (busy/idle/back-pressured time, queues, throughput);
   // 0 = none (sweeps turn it off).
   Duration sample_period = core::kSecond;
-  NetworkMode network = NetworkMode::exact;
+  NetworkMode network = NetworkMode::hybrid;
   FlinkConfig flink;
   ClusterSpec cluster;
   JobSpec job;

@@ -22,19 +22,19 @@ TEST_CASE("ckptsim run --network chooses how the network runs and the story says
           "[cli][network]") {
   TempDir dir("network-mode");
   write(dir.path() / "steady.yaml", kSteady);
-  const Output exact = run_ckptsim(dir.path(), "run steady.yaml --out e");
+  const Output exact = run_ckptsim(dir.path(), "run steady.yaml --out e --network exact");
   REQUIRE(exact.exit_code == 0);
   CHECK(exact.out.find("UTC, network exact\n") != std::string::npos);
 
-  const Output hybrid = run_ckptsim(dir.path(), "run steady.yaml --out h --network hybrid");
+  const Output hybrid = run_ckptsim(dir.path(), "run steady.yaml --out h");  // the default
   REQUIRE(hybrid.exit_code == 0);
   CHECK(hybrid.out.find("UTC, network hybrid (") != std::string::npos);
   CHECK(hybrid.out.find("skipped as steady") != std::string::npos);
   CHECK(hybrid.out.find(" 0 s of it skipped") == std::string::npos);
 
-  const Output set = run_ckptsim(dir.path(), "run steady.yaml --out s --set network=hybrid");
+  const Output set = run_ckptsim(dir.path(), "run steady.yaml --out s --set network=exact");
   REQUIRE(set.exit_code == 0);
-  CHECK(set.out.find("UTC, network hybrid (") != std::string::npos);
+  CHECK(set.out.find("UTC, network exact\n") != std::string::npos);
 
   const Output bad = run_ckptsim(dir.path(), "run steady.yaml --out b --network fluid");
   CHECK(bad.exit_code != 0);
@@ -43,13 +43,14 @@ TEST_CASE("ckptsim run --network chooses how the network runs and the story says
 
 TEST_CASE("a scenario's network: key takes exact or hybrid only", "[cli][network]") {
   TempDir dir("network-key");
-  write(dir.path() / "steady.yaml", std::string(kSteady) + "network: hybrid\n");
+  write(dir.path() / "steady.yaml", std::string(kSteady) + "network: exact\n");
   const Output ok = run_ckptsim(dir.path(), "run steady.yaml --out o");
   REQUIRE(ok.exit_code == 0);
-  CHECK(ok.out.find("network hybrid (") != std::string::npos);
+  CHECK(ok.out.find("UTC, network exact\n") != std::string::npos);
   // The command line wins over the file.
-  const Output exact = run_ckptsim(dir.path(), "run steady.yaml --out o --network exact");
-  CHECK(exact.out.find("UTC, network exact\n") != std::string::npos);
+  const Output hybrid = run_ckptsim(dir.path(), "run steady.yaml --out o --network hybrid");
+  CHECK(hybrid.out.find("network hybrid (") != std::string::npos);
+  CHECK(hybrid.out.find("skipped as steady") != std::string::npos);
 
   write(dir.path() / "bad.yaml", std::string(kSteady) + "network: fluid\n");
   const Output bad = run_ckptsim(dir.path(), "validate bad.yaml");

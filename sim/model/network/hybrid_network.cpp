@@ -127,14 +127,16 @@ HybridNetwork::Look HybridNetwork::look() const {
   return l;
 }
 
-bool HybridNetwork::alike() const {
-  if (looks_.size() < kLooks || looks_.front().at < disturbed_at) return false;
+bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
+  // The periods between the looks from `from` on each grew as the reference did per period.
+  if (looks_.size() < from + 2 || looks_[from].at < disturbed_at_) return false;
   const Duration p = period();
-  for (std::size_t k = 0; k < kLooks; ++k) {
+  for (std::size_t k = from; k < looks_.size(); ++k) {
     if (!looks_[k].steady_state) return false;
-    if (k > 0 && looks_[k].at - looks_[k - 1].at != p) return false;
+    if (k > from && looks_[k].at - looks_[k - 1].at != p) return false;
   }
   const Duration tolerance = p / 1000;  // 1 ms per second
+  const auto periods = static_cast<double>(ref.periods);
   // The output flusher ticks in step with the periods; the sources' records, and the records
   // per step of the sources whose step does not divide the period.
   const Duration timeout = scenario_.flink.buffer_timeout;
@@ -145,82 +147,75 @@ bool HybridNetwork::alike() const {
     const Subtask& s = sub(id);
     if (!is_source(s)) continue;
     const auto i = static_cast<std::size_t>(id);
-    const auto growth = static_cast<double>(looks_.back().subtasks[i].records_out -
-                                            looks_.front().subtasks[i].records_out);
+    const auto growth = static_cast<double>(ref.last->subtasks[i].records_out -
+                                            ref.first->subtasks[i].records_out);
     sources_growth += growth;
     if (s.step_period > 0 && p % s.step_period != 0)
-      beating_records += growth / static_cast<double>(kLooks - 1) *
-                         static_cast<double>(s.step_period) / static_cast<double>(p);
+      beating_records += growth / periods * static_cast<double>(s.step_period) / static_cast<double>(p);
   }
   sources_growth = std::max(sources_growth, 1.0);
-  // A saturated subtask (idle less than 1 % of a period) sets the pace of what is behind it
-  // buffer by buffer: the phase of that chain of buffers decides where a barrier waits, and no
-  // timer keeps it through a skip. Neither is a queue filling up steady, however slowly.
-  for (std::size_t i = 0; i < looks_.back().subtasks.size(); ++i)
-    for (std::size_t k = 1; k < kLooks; ++k)
-      if ((looks_[k].subtasks[i].idle - looks_[k - 1].subtasks[i].idle) * 100 < p) return false;
   for (std::size_t i = 0; i < looks_.back().subtasks.size(); ++i) {
-    const auto at = [&](std::size_t k) -> const SubtaskLook& { return looks_[k].subtasks[i]; };
-    const auto spread = [&](auto field) {  // of the growth per period
-      auto lo = at(1).*field - at(0).*field;
-      auto hi = lo;
-      for (std::size_t k = 2; k < kLooks; ++k) {
-        const auto g = at(k).*field - at(k - 1).*field;
-        lo = std::min(lo, g);
-        hi = std::max(hi, g);
+    const SubtaskLook& r0 = ref.first->subtasks[i];
+    const SubtaskLook& r1 = ref.last->subtasks[i];
+    for (std::size_t k = from + 1; k < looks_.size(); ++k) {
+      const SubtaskLook& a = looks_[k - 1].subtasks[i];
+      const SubtaskLook& b = looks_[k].subtasks[i];
+      if (a.attempt != r1.attempt || b.attempt != r1.attempt) return false;
+      // A saturated subtask (idle less than 1 % of a period) sets the pace of what is behind
+      // it buffer by buffer: the phase of that chain of buffers decides where a barrier waits,
+      // and no timer keeps it through a skip. Nor is a queue filling up steady, however slowly.
+      if ((b.idle - a.idle) * 100 < p) return false;
+      // Thread times within half the tolerance of the reference's mean (so the periods are
+      // within the tolerance of one another), records within 1 %.
+      for (const auto field :
+           {&SubtaskLook::busy, &SubtaskLook::back_pressured, &SubtaskLook::idle}) {
+        const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
+        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) * 2 >
+            static_cast<double>(tolerance))
+          return false;
       }
-      return std::pair{lo, hi};
-    };
-    for (const auto field :
-         {&SubtaskLook::busy, &SubtaskLook::back_pressured, &SubtaskLook::idle}) {
-      const auto [lo, hi] = spread(field);
-      if (hi - lo > tolerance) return false;
+      for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
+        const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
+        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) > std::max(1.0, mean / 100))
+          return false;
+      }
+    }
+    // Queues that hold their length.
+    for (const auto level : {&SubtaskLook::input_buffers, &SubtaskLook::output_buffers}) {
+      int lo = r1.*level;
+      int hi = lo;
+      for (std::size_t k = from; k < looks_.size(); ++k) {
+        lo = std::min(lo, looks_[k].subtasks[i].*level);
+        hi = std::max(hi, looks_[k].subtasks[i].*level);
+      }
+      if (hi - lo > 1) return false;
     }
     // A reading step that does not divide the period puts one step's records more or less into
-    // some periods (a beat of steps and periods, too slow to show in three periods): its swing
+    // some periods (a beat of steps and periods, too slow to show in a few periods): its swing
     // in busy time, at this subtask's share of the sources' records, must be within tolerance.
     // Likewise each input channel that fills buffers before the flusher ticks delivers a whole
     // buffer's records more or less into some periods; a source's own records come a step at a
     // time; and any count may be one record off (fractional shares).
     const Subtask& consumer = sub(static_cast<int>(i));
     const auto cost = static_cast<double>(vertex(consumer).cost_per_record);
-    const double share =
-        static_cast<double>(at(kLooks - 1).records_in - at(0).records_in) / sources_growth;
+    const double share = static_cast<double>(r1.records_in - r0.records_in) / sources_growth;
     double swing = 1 + share * beating_records;
     if (is_source(consumer) && consumer.step_period > 0)
-      swing += static_cast<double>(at(kLooks - 1).records_out - at(0).records_out) /
-               static_cast<double>(kLooks - 1) * static_cast<double>(consumer.step_period) /
-               static_cast<double>(p);
+      swing += static_cast<double>(r1.records_out - r0.records_out) / periods *
+               static_cast<double>(consumer.step_period) / static_cast<double>(p);
     for (int c : consumer.inputs) {
       const Channel& ch = chan(c);
-      const auto bytes = static_cast<double>(looks_.back().drained[static_cast<std::size_t>(c)] -
-                                             looks_.front().drained[static_cast<std::size_t>(c)]) /
-                         static_cast<double>(kLooks - 1);
+      const auto bytes = static_cast<double>(ref.last->drained[static_cast<std::size_t>(c)] -
+                                             ref.first->drained[static_cast<std::size_t>(c)]) /
+                         periods;
       const bool fills =
           timeout <= 0 || bytes * static_cast<double>(timeout) / static_cast<double>(p) >=
                               static_cast<double>(ch.buffer_size);
       if (fills)
-        swing +=
-            static_cast<double>(ch.buffer_size) /
-            static_cast<double>(std::max<std::int64_t>(1, vertex(sub(ch.producer)).record_size));
+        swing += static_cast<double>(ch.buffer_size) /
+                 static_cast<double>(std::max<std::int64_t>(1, vertex(sub(ch.producer)).record_size));
     }
     if (swing * cost > static_cast<double>(tolerance)) return false;
-    for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
-      const auto [lo, hi] = spread(field);
-      if (hi - lo > std::max<std::int64_t>(1, hi / 50)) return false;
-    }
-    if (at(0).attempt != at(kLooks - 1).attempt) return false;
-    // Queues that hold their length.
-    const int slack = 1;
-    for (const auto level : {&SubtaskLook::input_buffers, &SubtaskLook::output_buffers}) {
-      int lo = at(0).*level;
-      int hi = lo;
-      for (std::size_t k = 1; k < kLooks; ++k) {
-        lo = std::min(lo, at(k).*level);
-        hi = std::max(hi, at(k).*level);
-      }
-      if (hi - lo > slack) return false;
-    }
   }
   return true;
 }
@@ -252,7 +247,7 @@ std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
   });
   // Something other than data moving happened since the last look (it ran or was cancelled):
   // the periods before it say nothing about the ones after.
-  if (next_other_ <= sim_.now()) disturbed_at = std::max(disturbed_at, next_other_);
+  if (next_other_ <= sim_.now()) disturbed_at_ = std::max(disturbed_at_, next_other_);
   next_other_ = first_other;
   *limit = first_other;
   Duration tick = std::max<Duration>(0, scenario_.flink.buffer_timeout);
@@ -264,10 +259,11 @@ std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
   return std::max<std::int64_t>(0, n);
 }
 
-HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t periods) const {
-  const Look& first = looks_.front();
-  const Look& last = looks_.back();
-  const double factor = static_cast<double>(periods) / static_cast<double>(kLooks - 1);
+HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t periods,
+                                               const Reference& ref) const {
+  const Look& first = *ref.first;
+  const Look& last = *ref.last;
+  const double factor = static_cast<double>(periods) / static_cast<double>(ref.periods);
   Look l = from;
   l.at = from.at + periods * period();
   for (std::size_t i = 0; i < l.subtasks.size(); ++i) {
@@ -288,14 +284,14 @@ HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t p
   return l;
 }
 
-void HybridNetwork::skip(std::int64_t periods, SimTime limit) {
+void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& ref) {
   const Duration p = period();
   const Duration by = periods * p;
   const Look& last = looks_.back();
   // Each skipped period gets the mean sample of the last ones (the open samples close at this
   // boundary first).
   for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
-  const Look one = extrapolated(last, 1);
+  const Look one = extrapolated(last, 1, ref);
   for (std::int64_t k = 1; k <= periods; ++k) {
     for (int id = 0; id < x_.num_subtasks(); ++id) {
       Subtask& s = sub(id);
@@ -323,7 +319,7 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit) {
   }
   // Every counter grows as over the last periods; round-robin writers hand their channels the
   // records written meanwhile.
-  const Look after = extrapolated(last, periods);
+  const Look after = extrapolated(last, periods, ref);
   std::size_t i = 0;
   std::size_t j = 0;
   const auto growth = [&] {
@@ -369,15 +365,28 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
   looks_.push_back(look());
   SimTime limit = core::kNever;
   const std::int64_t n = periods_to_skip(&limit);
-  if (n > 0 && alike()) {
-    skip(n, limit);
-    // The looks go on as if the last periods' growth had gone on up to now.
-    const Look now = look();
-    std::vector<Look> history;
-    for (std::int64_t k = static_cast<std::int64_t>(kLooks) - 1; k > 0; --k)
-      history.push_back(extrapolated(now, -k));
-    history.push_back(now);
-    looks_ = std::move(history);
+  if (n > 0) {
+    // Three periods alike become the reference; after a disturbance (a checkpoint), one period
+    // that grew as the reference did is enough to go on.
+    const Reference window{&looks_.front(), &looks_.back(), static_cast<std::int64_t>(kLooks) - 1};
+    bool go = looks_.size() == kLooks && steady(0, window);
+    if (go) {
+      reference_ = {looks_.front(), looks_.back()};
+    } else {
+      go = reference_.size() == 2 &&
+           steady(looks_.size() - 2, {&reference_[0], &reference_[1], static_cast<std::int64_t>(kLooks) - 1});
+    }
+    if (go) {
+      const Reference ref{&reference_[0], &reference_[1], static_cast<std::int64_t>(kLooks) - 1};
+      skip(n, limit, ref);
+      // The looks go on as if the reference's growth had gone on up to now.
+      const Look now = look();
+      std::vector<Look> history;
+      for (std::int64_t k = static_cast<std::int64_t>(kLooks) - 1; k > 0; --k)
+        history.push_back(extrapolated(now, -k, ref));
+      history.push_back(now);
+      looks_ = std::move(history);
+    }
   }
   sim_.schedule_in(period(), this, kLook);
 }

@@ -69,19 +69,28 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // sums(double&), writers(Subtask&, OutputGroup&) (a writer's round robin).
   template <class Counts, class Sums, class Writers>
   void for_each_counter(Counts&& counts, Sums&& sums, Writers&& writers);
-  bool alike() const;
+  // What the growth per period is compared with: `periods` periods from `first` to `last`.
+  struct Reference {
+    const Look* first;
+    const Look* last;
+    std::int64_t periods;
+  };
+  // Whether the periods between the looks from `from` on each grew as the reference did, and
+  // nothing they do not show could swing a sample beyond the tolerance (see the header).
+  bool steady(std::size_t from, const Reference& ref) const;
   // The periods that can be skipped from now, up to `limit` (0: none); notes disturbances.
   std::int64_t periods_to_skip(SimTime* limit);
   // How much later a pending event moves when the clock skips `by`: timers that tick keep
   // their phase (a source's reading step, the output flusher), the rest moves by `by`.
   Duration delay_of(const core::EventHandler* target, std::uint32_t kind, std::uint64_t arg,
                     Duration by) const;
-  void skip(std::int64_t periods, SimTime limit);
-  // `from` moved on by `periods` times the mean growth per period of looks_.
-  Look extrapolated(const Look& from, std::int64_t periods) const;
+  void skip(std::int64_t periods, SimTime limit, const Reference& ref);
+  // `from` moved on by `periods` times the reference's mean growth per period.
+  Look extrapolated(const Look& from, std::int64_t periods, const Reference& ref) const;
 
   std::vector<Look> looks_;            // the last kLooks, oldest first
-  SimTime disturbed_at = -1;           // the last time something other than data moving happened
+  std::vector<Look> reference_;        // the first and last look of the last periods alike
+  SimTime disturbed_at_ = -1;           // the last time something other than data moving happened
   SimTime next_other_ = core::kNever;  // the first such event pending at the last look
   Duration skipped_ = 0;
   std::int64_t skips_ = 0;
