@@ -53,14 +53,17 @@ void report(benchmark::State& state, const run::RunResult& r, double wall_second
   state.counters["events"] = static_cast<double>(r.events_executed);
   state.counters["completed"] = static_cast<double>(durations.size());
   state.counters["failed"] = static_cast<double>(r.counts.failed);
+  state.counters["skipped_s"] = core::to_seconds(r.network_skipped);  // network: hybrid
   state.counters["p50_ms"] = percentile_ms(durations, 0.50);
   state.counters["p99_ms"] = percentile_ms(durations, 0.99);
 }
 
 // Wall time of one run is the benchmark's Time column (ms of real time per simulated 60 s).
+// BM_B2/P:<P>/unaligned:<0|1>/hybrid:<0 exact, 1 hybrid>: both network modes side by side.
 void BM_B2(benchmark::State& state) {
   const auto barriers = state.range(1) == 0 ? Barriers::aligned : Barriers::unaligned;
-  const model::Scenario scenario = b2(static_cast<int>(state.range(0)), barriers);
+  model::Scenario scenario = b2(static_cast<int>(state.range(0)), barriers);
+  scenario.network = state.range(2) != 0 ? model::NetworkMode::hybrid : model::NetworkMode::exact;
   run::RunResult last;
   double wall = 0;
   std::uint64_t iterations = 0;
@@ -75,13 +78,8 @@ void BM_B2(benchmark::State& state) {
   state.SetLabel(barriers == Barriers::aligned ? "aligned" : "unaligned");
 }
 BENCHMARK(BM_B2)
-    ->ArgNames({"P", "unaligned"})
-    ->Args({4, 0})
-    ->Args({4, 1})
-    ->Args({32, 0})
-    ->Args({32, 1})
-    ->Args({128, 0})
-    ->Args({128, 1})
+    ->ArgNames({"P", "unaligned", "hybrid"})
+    ->ArgsProduct({{4, 32, 128}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1)

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -90,9 +93,10 @@ TEST_CASE("the benchmarks' shapes agree in both network modes", "[equivalence]")
     const ModeRuns r = run_both(s);
     INFO("production, 5 min");
     CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
-    // The shape hybrid is for: most of its time is steady.
-    CHECK(r.hybrid.network_skipped > core::seconds(150));
-    CHECK(r.hybrid.events_executed * 3 < r.exact.events_executed);
+    // The shape hybrid is for: most of its time is steady. Looks every 200 ms leave little more
+    // than the checkpoints themselves to run buffer by buffer (whole seconds left 48 s of 60).
+    CHECK(r.hybrid.network_skipped > core::seconds(280));
+    CHECK(r.hybrid.events_executed * 10 < r.exact.events_executed);
   }
   {
     model::Scenario s = bench::scale(8, 1, 60);
@@ -168,9 +172,14 @@ model::Scenario random_job(std::uint64_t seed) {
   return s;
 }
 
+// Seeds 1 to 300; CKPTSIM_EQUIVALENCE_SEEDS=FROM-TO runs others (a longer soak, by hand).
 TEST_CASE("a randomized family of jobs agrees in both network modes", "[equivalence]") {
+  std::uint64_t first = 1;
+  std::uint64_t last = 300;
+  if (const char* range = std::getenv("CKPTSIM_EQUIVALENCE_SEEDS"))
+    REQUIRE(std::sscanf(range, "%" SCNu64 "-%" SCNu64, &first, &last) == 2);
   Tally tally;
-  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+  for (std::uint64_t seed = first; seed <= last; ++seed) {
     const model::Scenario s = random_job(seed);
     const ModeRuns r = run_both(s);
     tally.add(r);

@@ -14,14 +14,36 @@ namespace ckptsim::model {
 namespace {
 enum Event : std::uint32_t { kLook };
 
-// `total` grown over kLooks - 1 periods, scaled to `periods` periods.
+// `total` grown over a reference's periods, scaled by `periods_per_window`.
 std::int64_t scaled(std::int64_t total, double periods_per_window) {
   return static_cast<std::int64_t>(std::llround(static_cast<double>(total) * periods_per_window));
+}
+
+// `by` rounded to whole ticks of a timer that keeps its phase (tick 0: no timer, `by` itself).
+Duration whole_ticks(Duration by, Duration tick) {
+  return tick > 0 ? (by + tick / 2) / tick * tick : by;
 }
 }  // namespace
 
 Duration HybridNetwork::period() const {
+  // The shortest period of at least kShortestLook that divides the sample period (a second
+  // without time series), so that every sample boundary is a look, and that the output flusher's
+  // timeout divides, so that every period holds the same flushes; else the sample period.
+  const Duration sample = sample_period();
+  const Duration timeout = scenario_.flink.buffer_timeout;
+  for (Duration parts = sample / kShortestLook; parts > 1; --parts) {
+    const Duration p = sample / parts;
+    if (sample % parts == 0 && (timeout <= 0 || p % timeout == 0)) return p;
+  }
+  return sample;
+}
+
+Duration HybridNetwork::sample_period() const {
   return scenario_.sample_period > 0 ? scenario_.sample_period : core::kSecond;
+}
+
+std::size_t HybridNetwork::reference_periods() const {
+  return static_cast<std::size_t>(kReferenceSamples * sample_period() / period());
 }
 
 void HybridNetwork::start() {
@@ -55,6 +77,10 @@ bool HybridNetwork::eligible() const {
         (s.busy && s.processing.kind != Buffer::Kind::data))
       return false;
   }
+  return true;
+}
+
+bool HybridNetwork::only_data_queued() const {
   for (const Channel& c : network().channels_) {
     if (c.blocked || c.finished) return false;
     for (const core::RingQueue<Buffer>* q : {&c.subpartition, &c.received})
@@ -85,12 +111,10 @@ void HybridNetwork::for_each_counter(Counts&& counts, Sums&& sums, Writers&& wri
   net.buffers_transferred_ = static_cast<std::uint64_t>(transferred);
 }
 
-HybridNetwork::Look HybridNetwork::look() const {
+HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
   Look l;
-  l.at = sim_.now();
-  l.steady_state = eligible();
-  if (!l.steady_state) return l;
   const SimTime now = sim_.now();
+  l.at = now;
   l.subtasks.resize(static_cast<std::size_t>(x_.num_subtasks()));
   for (int id = 0; id < x_.num_subtasks(); ++id) {
     const Subtask& s = sub(id);
@@ -115,9 +139,21 @@ HybridNetwork::Look HybridNetwork::look() const {
     }
     t.records_in = s.closed_samples.records_in + s.sample.records_in;
     t.records_out = s.closed_samples.records_out + s.sample.records_out;
-    for (int c : s.inputs) t.input_buffers += static_cast<int>(chan(c).received.size());
     t.output_buffers = s.partition_buffers;
   }
+  // A subtask saturated since the previous look (idle less than 1 % of the time: see steady())
+  // rules the look out before the channels are visited (a back-pressured job has many).
+  if (previous != nullptr && previous->subtasks.size() == l.subtasks.size()) {
+    for (std::size_t i = 0; i < l.subtasks.size(); ++i)
+      if ((l.subtasks[i].idle - previous->subtasks[i].idle) * 100 < now - previous->at)
+        return l;
+  }
+  if (!eligible() || !only_data_queued()) return l;
+  l.steady_state = true;
+  for (int id = 0; id < x_.num_subtasks(); ++id)
+    for (int c : sub(id).inputs)
+      l.subtasks[static_cast<std::size_t>(id)].input_buffers +=
+          static_cast<int>(chan(c).received.size());
   auto& self = const_cast<HybridNetwork&>(*this);  // the visitor only reads here
   self.for_each_counter([&](std::int64_t& v) { l.counts.push_back(v); },
                         [&](double& v) { l.sums.push_back(v); },
@@ -135,7 +171,10 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
     if (!looks_[k].steady_state) return false;
     if (k > from && looks_[k].at - looks_[k - 1].at != p) return false;
   }
-  const Duration tolerance = p / 1000;  // 1 ms per second
+  // 1 ms per second: of a look period between looks; of a sample for the lumps, which move
+  // records between look periods but only seldom across a sample's boundary.
+  const Duration tolerance = p / 1000;
+  const Duration sample_tolerance = sample_period() / 1000;
   const auto periods = static_cast<double>(ref.periods);
   // The output flusher ticks in step with the periods; the sources' records, and the records
   // per step of the sources whose step does not divide the period.
@@ -157,6 +196,33 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
   for (std::size_t i = 0; i < looks_.back().subtasks.size(); ++i) {
     const SubtaskLook& r0 = ref.first->subtasks[i];
     const SubtaskLook& r1 = ref.last->subtasks[i];
+    // A reading step that does not divide the period puts one step's records more or less into
+    // some periods (a beat of steps and periods, too slow to show in a few periods): at this
+    // subtask's share of the sources' records, a lump of records. Likewise each input channel
+    // that fills buffers before the flusher ticks delivers a whole buffer's records more or less
+    // into some periods; a source's own records come a step at a time; and any count may be one
+    // record off (fractional shares). The periods' records may differ by the lumps; the busy
+    // time the lumps could swing must be within a sample's tolerance.
+    const Subtask& consumer = sub(static_cast<int>(i));
+    const double share = static_cast<double>(r1.records_in - r0.records_in) / sources_growth;
+    double lumps = 1 + share * beating_records;
+    if (is_source(consumer) && consumer.step_period > 0)
+      lumps += static_cast<double>(r1.records_out - r0.records_out) / periods *
+               static_cast<double>(consumer.step_period) / static_cast<double>(p);
+    for (int c : consumer.inputs) {
+      const Channel& ch = chan(c);
+      const auto bytes = static_cast<double>(ref.last->drained[static_cast<std::size_t>(c)] -
+                                             ref.first->drained[static_cast<std::size_t>(c)]) /
+                         periods;
+      const bool fills =
+          timeout <= 0 || bytes * static_cast<double>(timeout) / static_cast<double>(p) >=
+                              static_cast<double>(ch.buffer_size);
+      if (fills)
+        lumps += static_cast<double>(ch.buffer_size) /
+                 static_cast<double>(std::max<std::int64_t>(1, vertex(sub(ch.producer)).record_size));
+    }
+    const double lump_time = lumps * static_cast<double>(vertex(consumer).cost_per_record);
+    if (lump_time > static_cast<double>(sample_tolerance)) return false;
     for (std::size_t k = from + 1; k < looks_.size(); ++k) {
       const SubtaskLook& a = looks_[k - 1].subtasks[i];
       const SubtaskLook& b = looks_[k].subtasks[i];
@@ -166,17 +232,18 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
       // and no timer keeps it through a skip. Nor is a queue filling up steady, however slowly.
       if ((b.idle - a.idle) * 100 < p) return false;
       // Thread times within half the tolerance of the reference's mean (so the periods are
-      // within the tolerance of one another), records within 1 %.
+      // within the tolerance of one another) or the lumps' time, records within 1 % or the
+      // lumps.
       for (const auto field :
            {&SubtaskLook::busy, &SubtaskLook::back_pressured, &SubtaskLook::idle}) {
         const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
-        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) * 2 >
-            static_cast<double>(tolerance))
+        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) >
+            std::max(static_cast<double>(tolerance) / 2, lump_time))
           return false;
       }
       for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
         const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
-        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) > std::max(1.0, mean / 100))
+        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) > std::max(lumps, mean / 100))
           return false;
       }
     }
@@ -190,32 +257,6 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
       }
       if (hi - lo > 1) return false;
     }
-    // A reading step that does not divide the period puts one step's records more or less into
-    // some periods (a beat of steps and periods, too slow to show in a few periods): its swing
-    // in busy time, at this subtask's share of the sources' records, must be within tolerance.
-    // Likewise each input channel that fills buffers before the flusher ticks delivers a whole
-    // buffer's records more or less into some periods; a source's own records come a step at a
-    // time; and any count may be one record off (fractional shares).
-    const Subtask& consumer = sub(static_cast<int>(i));
-    const auto cost = static_cast<double>(vertex(consumer).cost_per_record);
-    const double share = static_cast<double>(r1.records_in - r0.records_in) / sources_growth;
-    double swing = 1 + share * beating_records;
-    if (is_source(consumer) && consumer.step_period > 0)
-      swing += static_cast<double>(r1.records_out - r0.records_out) / periods *
-               static_cast<double>(consumer.step_period) / static_cast<double>(p);
-    for (int c : consumer.inputs) {
-      const Channel& ch = chan(c);
-      const auto bytes = static_cast<double>(ref.last->drained[static_cast<std::size_t>(c)] -
-                                             ref.first->drained[static_cast<std::size_t>(c)]) /
-                         periods;
-      const bool fills =
-          timeout <= 0 || bytes * static_cast<double>(timeout) / static_cast<double>(p) >=
-                              static_cast<double>(ch.buffer_size);
-      if (fills)
-        swing += static_cast<double>(ch.buffer_size) /
-                 static_cast<double>(std::max<std::int64_t>(1, vertex(sub(ch.producer)).record_size));
-    }
-    if (swing * cost > static_cast<double>(tolerance)) return false;
   }
   return true;
 }
@@ -227,7 +268,7 @@ Duration HybridNetwork::delay_of(const core::EventHandler* target, std::uint32_t
     tick = sub(subtask_of(arg)).step_period;
   else if (target == &x_.network() && Network::moves_data(kind))
     tick = scenario_.flink.buffer_timeout;
-  return tick > 0 ? (by + tick / 2) / tick * tick : by;
+  return whole_ticks(by, tick);
 }
 
 std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
@@ -280,6 +321,8 @@ HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t p
     l.counts[i] += scaled(last.counts[i] - first.counts[i], factor);
   for (std::size_t i = 0; i < l.sums.size(); ++i)
     l.sums[i] += factor * (last.sums[i] - first.sums[i]);
+  for (std::size_t i = 0; i < l.drained.size(); ++i)
+    l.drained[i] += scaled(last.drained[i] - first.drained[i], factor);
   l.latency.add_difference(last.latency, first.latency, factor);
   return l;
 }
@@ -288,33 +331,25 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
   const Duration p = period();
   const Duration by = periods * p;
   const Look& last = looks_.back();
-  // Each skipped period gets the mean sample of the last ones (the open samples close at this
-  // boundary first).
+  // Each skipped period adds the reference's mean growth per period to the open samples, which
+  // close at the sample boundaries as in the exact run (time_accounting.cpp); the open samples
+  // are accounted up to this look first.
   for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
   const Look one = extrapolated(last, 1, ref);
+  const Duration sample_period = scenario_.sample_period;
   for (std::int64_t k = 1; k <= periods; ++k) {
+    const SimTime end = last.at + k * p;
     for (int id = 0; id < x_.num_subtasks(); ++id) {
       Subtask& s = sub(id);
       const SubtaskLook& s0 = last.subtasks[static_cast<std::size_t>(id)];
       const SubtaskLook& s1 = one.subtasks[static_cast<std::size_t>(id)];
-      TaskSample mean;
-      mean.start = s.sample_start + (k - 1) * p;
-      mean.busy = s1.busy - s0.busy;
-      mean.back_pressured = s1.back_pressured - s0.back_pressured;
-      mean.idle = s1.idle - s0.idle;
-      mean.period = mean.busy + mean.back_pressured + mean.idle;
-      mean.records_in = s1.records_in - s0.records_in;
-      mean.records_out = s1.records_out - s0.records_out;
-      mean.input_buffers = s0.input_buffers;
-      mean.output_buffers = s0.output_buffers;
-      TaskSample& sums = scenario_.sample_period > 0 ? s.closed_samples : s.sample;
-      sums.busy += mean.busy;
-      sums.back_pressured += mean.back_pressured;
-      sums.idle += mean.idle;
-      sums.records_in += mean.records_in;
-      sums.records_out += mean.records_out;
-      if (scenario_.sample_period > 0)
-        observer_.task_sample(mean.start + p, {s.vertex, s.index, s.attempt}, mean);
+      s.sample.busy += s1.busy - s0.busy;
+      s.sample.back_pressured += s1.back_pressured - s0.back_pressured;
+      s.sample.idle += s1.idle - s0.idle;
+      s.sample.records_in += s1.records_in - s0.records_in;
+      s.sample.records_out += s1.records_out - s0.records_out;
+      if (sample_period > 0 && end == s.sample_start + sample_period)
+        x_.tasks().close_sample(s, s0.input_buffers, s0.output_buffers);
     }
   }
   // Every counter grows as over the last periods; round-robin writers hand their channels the
@@ -339,9 +374,7 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
   x_.network().delay_data(by);
   for (Subtask& s : x_.subtasks_) {
     // A source's step keeps the phase of its timer (delay_of).
-    const Duration step = s.emission_scheduled && s.step_period > 0
-                              ? (by + s.step_period / 2) / s.step_period * s.step_period
-                              : by;
+    const Duration step = s.emission_scheduled ? whole_ticks(by, s.step_period) : by;
     s.busy_since += step;
     if (s.read_from >= 0) s.read_from += step;
     s.processing_started += by;
@@ -350,7 +383,6 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
       s.processing.born += by;
     }
     s.accounted_until += by;
-    s.sample_start += by;
   }
   sim_.skip(by, limit, [&](const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
     return delay_of(target, kind, a, by);
@@ -361,28 +393,41 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
 
 void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
   if (kind != kLook) return;
-  if (looks_.size() == kLooks) looks_.erase(looks_.begin());
-  looks_.push_back(look());
+  Look current = look(looks_.empty() ? nullptr : &looks_.back());
+  if (looks_.size() == reference_periods() + 1) looks_.erase(looks_.begin());
+  looks_.push_back(std::move(current));
+  if (!looks_.back().steady_state) {
+    // Not steady now: no window holding this look is, and a new one starts after it (what
+    // ran before needs no more tracking).
+    disturbed_at_ = sim_.now();
+    next_other_ = core::kNever;
+    sim_.schedule_in(period(), this, kLook);
+    return;
+  }
   SimTime limit = core::kNever;
   const std::int64_t n = periods_to_skip(&limit);
   if (n > 0) {
-    // Three periods alike become the reference; after a disturbance (a checkpoint), one period
-    // that grew as the reference did is enough to go on.
-    const Reference window{&looks_.front(), &looks_.back(), static_cast<std::int64_t>(kLooks) - 1};
-    bool go = looks_.size() == kLooks && steady(0, window);
+    // The periods of kReferenceSamples sample periods alike become the reference, once the job
+    // has settled for a sample period after a disturbance (records that crossed the disturbance
+    // wait differently); after a disturbance (a checkpoint), one period that grew as the
+    // reference did is enough to go on.
+    const auto periods = static_cast<std::int64_t>(reference_periods());
+    const Reference window{&looks_.front(), &looks_.back(), periods};
+    bool go = looks_.size() == reference_periods() + 1 &&
+              looks_.front().at >= disturbed_at_ + sample_period() && steady(0, window);
     if (go) {
       reference_ = {looks_.front(), looks_.back()};
     } else {
       go = reference_.size() == 2 &&
-           steady(looks_.size() - 2, {&reference_[0], &reference_[1], static_cast<std::int64_t>(kLooks) - 1});
+           steady(looks_.size() - 2, {&reference_[0], &reference_[1], periods});
     }
     if (go) {
-      const Reference ref{&reference_[0], &reference_[1], static_cast<std::int64_t>(kLooks) - 1};
+      const Reference ref{&reference_[0], &reference_[1], periods};
       skip(n, limit, ref);
       // The looks go on as if the reference's growth had gone on up to now.
-      const Look now = look();
+      const Look now = look(nullptr);
       std::vector<Look> history;
-      for (std::int64_t k = static_cast<std::int64_t>(kLooks) - 1; k > 0; --k)
+      for (std::int64_t k = periods; k > 0; --k)
         history.push_back(extrapolated(now, -k, ref));
       history.push_back(now);
       looks_ = std::move(history);

@@ -1,25 +1,28 @@
-// The hybrid network (network: hybrid, issue 17): the exact buffer model, except that whole
-// sample periods in which the job runs steadily are not simulated but accounted for from the
-// period before. Not a Flink part: a way of running the model faster where its result is the
-// same.
+// The hybrid network (network: hybrid, issue 17): the exact buffer model, except that periods in
+// which the job runs steadily are not simulated but accounted for from the periods before. Not a
+// Flink part: a way of running the model faster where its result is the same.
 //
-// At every sample boundary it looks at the job. A skip needs: nothing but data moving (no
-// barrier or cancel marker queued or being aligned, no mail, lock or stall on a thread, every
-// subtask RUNNING, no connector, fixed arrivals and costs, no buffer debloating); nothing else
-// having happened in the last three periods; no saturated subtask (one paces the buffers behind
-// it one by one, and a queue filling up has one); the last three periods alike (each subtask's
-// busy, back-pressured and idle time within 1 ms/s, records within 2 %, queued buffers within
-// one); and no busy time that could swing by more than 1 ms/s between periods for what the
-// periods do not show (a reading step or a filling channel whose lumps beat with the period, one
-// record more or less). Then the next k periods, up to the first pending event that is not data
-// moving (a checkpoint trigger, an RPC, an upload, a timeline action, the end of the run), are
-// skipped: every counter grows k times its mean growth per period over the last three, each
-// period gets their mean sample, the end-to-end latency histogram their records, and the data in
-// flight and the pending data events move k periods later (a source's reading steps and the
-// output flushers by whole ticks, so their phase stays the exact run's). What happens at that
-// event (a barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
+// It looks at the job every look period (period(): 200 ms with Flink's defaults, a divisor of the
+// sample period). A skip needs: nothing but data moving (no barrier or cancel marker queued or
+// being aligned, no mail, lock or stall on a thread, every subtask RUNNING, no connector, fixed
+// arrivals and costs, no buffer debloating); nothing else having happened in the periods
+// compared; no saturated subtask (one paces the buffers behind it one by one, and a queue filling
+// up has one); the periods grown like the reference, three sample periods' worth of look periods
+// that were alike (each subtask's busy, back-pressured and idle time within 0.5 ms/s of their
+// mean, records within 1 % or the lumps below, queued buffers within one), taken at least a
+// sample period after a disturbance; after a disturbance such as a checkpoint, one period like
+// the reference is enough; and no busy time that could swing by more than 1 ms/s between periods
+// for what the periods do not show (a reading step or a filling channel whose lumps beat with the
+// period, one record more or less). Then the next k periods, up to the first pending event that
+// is not data moving (a checkpoint trigger, an RPC, an upload, a timeline action, the end of the
+// run), are skipped: every counter grows k times the reference's mean growth per period, the
+// open samples get the mean per period and close at the sample boundaries, the end-to-end
+// latency histogram gets the mean records, and the data in flight and the pending data events
+// move k periods later (a source's reading steps and the output flushers by whole ticks, so
+// their phase stays the exact run's). What happens at that event (a barrier behind the queued
+// data, an alignment, a rate change) runs buffer by buffer.
 //
-// Where it is exact: a job whose state repeats every sample period gets the exact model's result
+// Where it is exact: a job whose state repeats every look period gets the exact model's result
 // (up to rounding in the means). tests/equivalence holds both modes to the tolerances of
 // docs/scenario-format.md ("network").
 #pragma once
@@ -60,11 +63,23 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     std::vector<std::int64_t> drained;  // bytes each channel delivered
     LatencyHistogram latency;
   };
-  static constexpr std::size_t kLooks = 4;  // three periods compared
+  // Looks come every period(), at least kShortestLook apart; the reference spans
+  // kReferenceSamples sample periods (seconds without time series), so that its means hold
+  // enough records of a sparse flow.
+  static constexpr Duration kShortestLook = 200 * core::kMillisecond;
+  static constexpr std::int64_t kReferenceSamples = 3;
 
+  // The sample period (a second without time series), the length of a look's period, and the
+  // periods a reference spans.
+  Duration sample_period() const;
   Duration period() const;
-  bool eligible() const;
-  Look look() const;
+  std::size_t reference_periods() const;
+
+  bool eligible() const;        // the threads and tasks: nothing but data moving
+  bool only_data_queued() const;  // no barrier or cancel marker in any channel
+  // The job now; not steady_state as soon as eligible() or only_data_queued() fail, or a subtask
+  // was saturated since `previous`.
+  Look look(const Look* previous) const;
   // Visits every counter that grows while data moves, in one fixed order: counts(int64&),
   // sums(double&), writers(Subtask&, OutputGroup&) (a writer's round robin).
   template <class Counts, class Sums, class Writers>
@@ -88,7 +103,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // `from` moved on by `periods` times the reference's mean growth per period.
   Look extrapolated(const Look& from, std::int64_t periods, const Reference& ref) const;
 
-  std::vector<Look> looks_;            // the last kLooks, oldest first
+  std::vector<Look> looks_;            // the last reference_periods() + 1, oldest first
   std::vector<Look> reference_;        // the first and last look of the last periods alike
   SimTime disturbed_at_ = -1;           // the last time something other than data moving happened
   SimTime next_other_ = core::kNever;  // the first such event pending at the last look

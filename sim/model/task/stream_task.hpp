@@ -40,6 +40,9 @@ class StreamTask final : public TaskPart, public core::EventHandler {
 
   // Time accounting: closes the time up to now; re-derives the thread state.
   void account(Subtask& s);
+  // Closes the open sample at its end (sample_start + the sample period) with the queue lengths
+  // given, and opens the next.
+  void close_sample(Subtask& s, int input_buffers, int output_buffers);
   void update_thread_state(Subtask& s);
 
   // Timeline: the vertex (or one subtask) stops processing from `from` until `until`.

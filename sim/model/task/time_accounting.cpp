@@ -50,22 +50,28 @@ void StreamTask::account(Subtask& s) {
     add_time(s, d);
     s.accounted_until = until;
     if (until == sample_end) {
-      s.sample.start = s.sample_start;
-      // The time the subtask ran in this window (less than the period in its first window).
-      s.sample.period = s.sample.busy + s.sample.back_pressured + s.sample.idle;
-      s.sample.input_buffers = 0;
-      for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(chan(c).received.size());
-      s.sample.output_buffers = s.partition_buffers;
-      observer_.task_sample(sample_end, {s.vertex, s.index, s.attempt}, s.sample);
-      s.closed_samples.busy += s.sample.busy;
-      s.closed_samples.back_pressured += s.sample.back_pressured;
-      s.closed_samples.idle += s.sample.idle;
-      s.closed_samples.records_in += s.sample.records_in;
-      s.closed_samples.records_out += s.sample.records_out;
-      s.sample = TaskSample{};
-      s.sample_start = sample_end;
+      int input_buffers = 0;
+      for (int c : s.inputs) input_buffers += static_cast<int>(chan(c).received.size());
+      close_sample(s, input_buffers, s.partition_buffers);
     }
   }
+}
+
+void StreamTask::close_sample(Subtask& s, int input_buffers, int output_buffers) {
+  const SimTime sample_end = s.sample_start + scenario_.sample_period;
+  s.sample.start = s.sample_start;
+  // The time the subtask ran in this window (less than the period in its first window).
+  s.sample.period = s.sample.busy + s.sample.back_pressured + s.sample.idle;
+  s.sample.input_buffers = input_buffers;
+  s.sample.output_buffers = output_buffers;
+  observer_.task_sample(sample_end, {s.vertex, s.index, s.attempt}, s.sample);
+  s.closed_samples.busy += s.sample.busy;
+  s.closed_samples.back_pressured += s.sample.back_pressured;
+  s.closed_samples.idle += s.sample.idle;
+  s.closed_samples.records_in += s.sample.records_in;
+  s.closed_samples.records_out += s.sample.records_out;
+  s.sample = TaskSample{};
+  s.sample_start = sample_end;
 }
 
 void StreamTask::update_thread_state(Subtask& s) {
