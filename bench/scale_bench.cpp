@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <string>
@@ -113,21 +114,29 @@ BENCHMARK(BM_Scale)
     ->UseRealTime()
     ->Iterations(1);
 
-// BM_Production/sim_s:<seconds>/hybrid:<0 exact, 1 hybrid>: one simulated minute by default, in
-// both network modes side by side; CKPTSIM_PRODUCTION_SECONDS=3600 adds the hour (both modes).
+// BM_Production/P:<P>/rate:<records/s per source subtask>/sim_s:<seconds>/hybrid:<0 exact,
+// 1 hybrid>: the production shape (P = 32, 5,000 records/s) for one simulated minute in both
+// network modes side by side; CKPTSIM_PRODUCTION_SECONDS=3600 adds the hour (both modes). The
+// rows of bench/results/hybrid.sh vary P and the rate (bench/README.md, "plots").
 void BM_Production(benchmark::State& state) {
-  const std::int64_t seconds = state.range(0);
-  model::Scenario scenario = production(seconds);
-  scenario.network = state.range(1) != 0 ? model::NetworkMode::hybrid : model::NetworkMode::exact;
-  measure(state, scenario, 2.0 * 32 * 32, 32 * 5000.0 * 500 * static_cast<double>(seconds) / 1e9);
+  const int parallelism = static_cast<int>(state.range(0));
+  const auto rate = static_cast<double>(state.range(1));
+  const std::int64_t seconds = state.range(2);
+  model::Scenario scenario = production(seconds, parallelism, rate);
+  scenario.network = state.range(3) != 0 ? model::NetworkMode::hybrid : model::NetworkMode::exact;
+  const auto p = static_cast<double>(parallelism);
+  measure(state, scenario, 2.0 * p * p, p * rate * 500 * static_cast<double>(seconds) / 1e9);
+  state.counters["rate"] = rate;
 }
-BENCHMARK(BM_Production)
-    ->ArgNames({"sim_s", "hybrid"})
-    ->Args({60, 0})
-    ->Args({60, 1})
-    ->Unit(benchmark::kSecond)
-    ->UseRealTime()
-    ->Iterations(1);
+void production_rows(benchmark::internal::Benchmark* b, std::int64_t seconds) {
+  b->ArgNames({"P", "rate", "sim_s", "hybrid"})
+      ->Args({32, 5000, seconds, 0})
+      ->Args({32, 5000, seconds, 1})
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime()
+      ->Iterations(1);
+}
+BENCHMARK(BM_Production)->Apply([](benchmark::internal::Benchmark* b) { production_rows(b, 60); });
 
 // Memory, issue 3: a parallelism-256 all-to-all hash job, Source(256) -hash-> Aggregate(256)
 // -hash-> Sink(256), 65,536 channels per edge, 100 B records at 1,000 records/s per source
@@ -135,28 +144,40 @@ BENCHMARK(BM_Production)
 // peak_rss_mib is the process's (run one row per process); rss_per_channel_b divides the growth
 // of the peak over the run (deploy included) by the channels: with sim_s = 0 that is the idle
 // channel, at 600 s it includes the queued buffers.
-model::Scenario all_to_all_hash(int parallelism, std::int64_t seconds) {
+model::Scenario all_to_all_hash(int parallelism, std::int64_t seconds, int vertices) {
   model::Scenario s = scale(parallelism, 0.1, seconds);
-  s.job.vertices.resize(3);
+  s.job.vertices.resize(static_cast<std::size_t>(vertices));
   s.job.vertices[1].name = "Aggregate";
   s.job.vertices[1].ship = model::ShipStrategy::hash;
-  s.job.vertices[2].name = "Sink";
-  s.job.vertices[2].input = "Aggregate";
-  s.job.vertices[2].ship = model::ShipStrategy::hash;
+  if (parallelism > 256) {
+    // A TaskManager of 4 slots has too few network buffers for four 1,000-way hash partitions
+    // and gates (Flink fails the deployment: "Insufficient number of network buffers"): one
+    // slot per TaskManager.
+    s.cluster.slots_per_taskmanager = 1;
+    s.cluster.taskmanagers = parallelism;
+  }
+  if (vertices == 3) {
+    s.job.vertices[2].name = "Sink";
+    s.job.vertices[2].input = "Aggregate";
+    s.job.vertices[2].ship = model::ShipStrategy::hash;
+  }
   return s;
 }
 
+// BM_Memory/P:<P>/sim_s:<seconds>/vertices:<2 or 3>: one hash edge (P^2 channels) or two.
 void BM_Memory(benchmark::State& state) {
   const int parallelism = static_cast<int>(state.range(0));
   const std::int64_t seconds = state.range(1);
-  const model::Scenario scenario = all_to_all_hash(parallelism, seconds);
+  const int vertices = static_cast<int>(state.range(2));
+  const model::Scenario scenario = all_to_all_hash(parallelism, seconds, vertices);
   const double rss_before = peak_rss_mib();
   run::RunResult last;
   const double cpu_start = cpu_seconds();
   for (auto _ : state) last = run::run(scenario);
   const double cpu = cpu_seconds() - cpu_start;
-  const double channels = 2.0 * parallelism * parallelism;
+  const double channels = (vertices - 1.0) * parallelism * parallelism;
   state.counters["channels"] = channels;
+  state.counters["skipped_s"] = core::to_seconds(last.network_skipped);  // network: hybrid
   state.counters["sim_s"] = static_cast<double>(seconds);
   state.counters["cpu_s"] = cpu;
   state.counters["buffers"] = static_cast<double>(last.buffers_transferred);
@@ -166,9 +187,9 @@ void BM_Memory(benchmark::State& state) {
   state.counters["rss_per_channel_b"] = (peak_rss_mib() - rss_before) * 1024 * 1024 / channels;
 }
 BENCHMARK(BM_Memory)
-    ->ArgNames({"P", "sim_s"})
-    ->Args({256, 0})
-    ->Args({256, 600})
+    ->ArgNames({"P", "sim_s", "vertices"})
+    ->Args({256, 0, 3})
+    ->Args({256, 600, 3})
     ->Unit(benchmark::kSecond)
     ->UseRealTime()
     ->Iterations(1);
@@ -193,13 +214,40 @@ BENCHMARK(BM_Memory)
   const char* env = std::getenv("CKPTSIM_PRODUCTION_SECONDS");
   const std::int64_t seconds = env != nullptr ? std::atoll(env) : 0;
   if (seconds <= 0) return false;
-  benchmark::RegisterBenchmark("BM_Production", BM_Production)
-      ->ArgNames({"sim_s", "hybrid"})
-      ->Args({seconds, 0})
-      ->Args({seconds, 1})
+  production_rows(benchmark::RegisterBenchmark("BM_Production", BM_Production), seconds);
+  return true;
+}();
+// Issue 17's memory target: CKPTSIM_MEMORY_ROW=P:sim_s:vertices registers that BM_Memory row,
+// e.g. 1000:600:2 (one hash edge of a million channels for ten simulated minutes).
+[[maybe_unused]] const bool memory_row_registered = [] {
+  const char* env = std::getenv("CKPTSIM_MEMORY_ROW");
+  long long p = 0, seconds = 0, vertices = 0;
+  if (env == nullptr || std::sscanf(env, "%lld:%lld:%lld", &p, &seconds, &vertices) != 3 ||
+      p <= 0 || seconds < 0 || (vertices != 2 && vertices != 3))
+    return false;
+  benchmark::RegisterBenchmark("BM_Memory", BM_Memory)
+      ->ArgNames({"P", "sim_s", "vertices"})
+      ->Args({p, seconds, vertices})
       ->Unit(benchmark::kSecond)
       ->UseRealTime()
       ->Iterations(1);
+  return true;
+}();
+// Any other production row, for bench/results/hybrid.sh: CKPTSIM_PRODUCTION_ROW=P:rate:sim_s
+// registers it in both modes.
+[[maybe_unused]] const bool production_row_registered = [] {
+  const char* env = std::getenv("CKPTSIM_PRODUCTION_ROW");
+  long long p = 0, rate = 0, seconds = 0;
+  if (env == nullptr || std::sscanf(env, "%lld:%lld:%lld", &p, &rate, &seconds) != 3 || p <= 0 ||
+      rate <= 0 || seconds <= 0)
+    return false;
+  for (const int hybrid : {0, 1})
+    benchmark::RegisterBenchmark("BM_Production", BM_Production)
+        ->ArgNames({"P", "rate", "sim_s", "hybrid"})
+        ->Args({p, rate, seconds, hybrid})
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime()
+        ->Iterations(1);
   return true;
 }();
 

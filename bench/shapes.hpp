@@ -98,9 +98,10 @@ inline model::Scenario scale(int parallelism, double megabytes_per_second, std::
 
 // The production shape of issue 17: Source(32) -hash-> Aggregate(32, RocksDB incremental, 200 MB
 // of state each) -rebalance-> Sink(32), 5,000 records/s of 500 B per source subtask, 8
-// TaskManagers x 4 slots, Flink 1.18, a checkpoint a minute. BM_Production/sim_s:<seconds>:
-// one simulated minute by default; CKPTSIM_PRODUCTION_SECONDS=3600 adds the hour.
-inline model::Scenario production(std::int64_t seconds) {
+// TaskManagers x 4 slots, Flink 1.18, a checkpoint a minute. The plots of bench/results/hybrid.sh
+// vary the parallelism (TaskManagers of 4 slots as needed) and the records per second.
+inline model::Scenario production(std::int64_t seconds, int parallelism = 32,
+                                  double records_per_second = 5000) {
   model::Scenario s;
   s.name = "production";
   s.duration = core::seconds(seconds);
@@ -109,17 +110,17 @@ inline model::Scenario production(std::int64_t seconds) {
   s.flink.checkpointing.interval = core::minutes(1);
   s.flink.state_backend = model::StateBackendKind::rocksdb;
   s.flink.incremental = true;
-  s.cluster.taskmanagers = 8;
-  s.cluster.slots_per_taskmanager = 4;
+  s.cluster.slots_per_taskmanager = kSlotsPerTaskManager;
+  s.cluster.taskmanagers = (parallelism + kSlotsPerTaskManager - 1) / kSlotsPerTaskManager;
   model::VertexSpec source;
   source.name = "Source";
-  source.parallelism = 32;
-  source.records_per_second = 5000;
+  source.parallelism = parallelism;
+  source.records_per_second = records_per_second;
   source.record_size = 500;
   source.cost_per_record = 0;
   model::VertexSpec aggregate;
   aggregate.name = "Aggregate";
-  aggregate.parallelism = 32;
+  aggregate.parallelism = parallelism;
   aggregate.input = "Source";
   aggregate.ship = model::ShipStrategy::hash;
   aggregate.record_size = 500;

@@ -107,6 +107,37 @@ TEST_CASE("the benchmarks' shapes agree in both network modes", "[equivalence]")
   }
 }
 
+// bench/results/sweep.sh sweeps bench/production.yaml: the production job and configuration of
+// bench/shapes.hpp, written as a scenario file (whose cluster gets a file's spread latencies).
+TEST_CASE("bench/production.yaml holds bench/shapes.hpp's production job", "[equivalence]") {
+  const auto loaded =
+      scenario::load_file((fs::path(CKPTSIM_SOURCE_DIR) / "bench" / "production.yaml").string());
+  REQUIRE(loaded.ok());
+  const model::Scenario& file = *loaded.scenario;
+  const model::Scenario code = bench::production(3600);
+  CHECK(file.duration == code.duration);
+  CHECK(file.flink.version == code.flink.version);
+  CHECK(file.flink.checkpointing.interval == code.flink.checkpointing.interval);
+  CHECK(file.flink.state_backend == code.flink.state_backend);
+  CHECK(file.flink.incremental == code.flink.incremental);
+  CHECK(file.cluster.taskmanagers == code.cluster.taskmanagers);
+  CHECK(file.cluster.slots_per_taskmanager == code.cluster.slots_per_taskmanager);
+  REQUIRE(file.job.vertices.size() == code.job.vertices.size());
+  for (std::size_t v = 0; v < code.job.vertices.size(); ++v) {
+    const model::VertexSpec& f = file.job.vertices[v];
+    const model::VertexSpec& c = code.job.vertices[v];
+    INFO(c.name);
+    CHECK(f.name == c.name);
+    CHECK(f.parallelism == c.parallelism);
+    CHECK(f.input == c.input);
+    CHECK(f.ship == c.ship);
+    CHECK(f.records_per_second == c.records_per_second);
+    CHECK(f.record_size == c.record_size);
+    CHECK(f.cost_per_record == c.cost_per_record);
+    CHECK(f.state_size == c.state_size);
+  }
+}
+
 // A random job: 2 to 4 vertices in a chain, parallelism 1 to 6, each edge forward (where the
 // parallelisms match), rebalance or hash, costs that leave a vertex idle or saturate it, aligned or
 // unaligned checkpoints every 3 to 40 s over 1 to 3 minutes, and sometimes a rate change or a stall

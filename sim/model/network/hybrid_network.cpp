@@ -46,6 +46,15 @@ std::size_t HybridNetwork::reference_periods() const {
   return static_cast<std::size_t>(kReferenceSamples * sample_period() / period());
 }
 
+bool HybridNetwork::at_sample_boundary(SimTime t) const { return t % sample_period() == 0; }
+
+void HybridNetwork::keep_counters_at_sample_boundary(Look& l) const {
+  if (at_sample_boundary(l.at)) return;
+  l.counts = {};
+  l.sums = {};
+  l.drained = {};
+}
+
 void HybridNetwork::start() {
   if (scenario_.network != NetworkMode::hybrid) return;
   sim_.schedule_at(period(), this, kLook);
@@ -154,12 +163,17 @@ HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
     for (int c : sub(id).inputs)
       l.subtasks[static_cast<std::size_t>(id)].input_buffers +=
           static_cast<int>(chan(c).received.size());
+  l.counts.reserve(counts_size_);
+  l.sums.reserve(sums_size_);
+  l.drained.reserve(network().channels_.size());
   auto& self = const_cast<HybridNetwork&>(*this);  // the visitor only reads here
   self.for_each_counter([&](std::int64_t& v) { l.counts.push_back(v); },
                         [&](double& v) { l.sums.push_back(v); },
                         [&](Subtask&, OutputGroup& g) { l.counts.push_back(g.written); });
   for (const Channel& c : network().channels_) l.drained.push_back(c.drained_bytes);
   l.latency = x_.tasks().end_to_end_latency();
+  counts_size_ = l.counts.size();
+  sums_size_ = l.sums.size();
   return l;
 }
 
@@ -301,12 +315,20 @@ std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
 }
 
 HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t periods,
-                                               const Reference& ref) const {
+                                               const Reference& ref, bool counters) const {
   const Look& first = *ref.first;
   const Look& last = *ref.last;
   const double factor = static_cast<double>(periods) / static_cast<double>(ref.periods);
-  Look l = from;
+  Look l;
   l.at = from.at + periods * period();
+  l.steady_state = from.steady_state;
+  l.subtasks = from.subtasks;
+  l.latency = from.latency;
+  if (counters) {
+    l.counts = from.counts;
+    l.sums = from.sums;
+    l.drained = from.drained;
+  }
   for (std::size_t i = 0; i < l.subtasks.size(); ++i) {
     SubtaskLook& t = l.subtasks[i];
     const SubtaskLook& a = last.subtasks[i];
@@ -335,7 +357,7 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
   // close at the sample boundaries as in the exact run (time_accounting.cpp); the open samples
   // are accounted up to this look first.
   for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
-  const Look one = extrapolated(last, 1, ref);
+  const Look one = extrapolated(last, 1, ref, false);
   const Duration sample_period = scenario_.sample_period;
   for (std::int64_t k = 1; k <= periods; ++k) {
     const SimTime end = last.at + k * p;
@@ -354,22 +376,22 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
   }
   // Every counter grows as over the last periods; round-robin writers hand their channels the
   // records written meanwhile.
-  const Look after = extrapolated(last, periods, ref);
+  const double factor = static_cast<double>(periods) / static_cast<double>(ref.periods);
   std::size_t i = 0;
   std::size_t j = 0;
   const auto growth = [&] {
-    const std::int64_t g = after.counts[i] - last.counts[i];
+    const std::int64_t g = scaled(ref.last->counts[i] - ref.first->counts[i], factor);
     ++i;
     return g;
   };
   for_each_counter(
       [&](std::int64_t& v) { v += growth(); },
       [&](double& v) {
-        v += after.sums[j] - last.sums[j];
+        v += factor * (ref.last->sums[j] - ref.first->sums[j]);
         ++j;
       },
       [&](Subtask& s, OutputGroup& g) { x_.network().skip_round_robin(s, g, growth()); });
-  x_.tasks().end_to_end_latency() = after.latency;
+  x_.tasks().end_to_end_latency().add_difference(ref.last->latency, ref.first->latency, factor);
   // The data in flight, the threads' steps and the pending data events move on.
   x_.network().delay_data(by);
   for (Subtask& s : x_.subtasks_) {
@@ -395,6 +417,7 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
   if (kind != kLook) return;
   Look current = look(looks_.empty() ? nullptr : &looks_.back());
   if (looks_.size() == reference_periods() + 1) looks_.erase(looks_.begin());
+  if (!looks_.empty()) keep_counters_at_sample_boundary(looks_.back());
   looks_.push_back(std::move(current));
   if (!looks_.back().steady_state) {
     // Not steady now: no window holding this look is, and a new one starts after it (what
@@ -413,7 +436,8 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     // reference did is enough to go on.
     const auto periods = static_cast<std::int64_t>(reference_periods());
     const Reference window{&looks_.front(), &looks_.back(), periods};
-    bool go = looks_.size() == reference_periods() + 1 &&
+    bool go = looks_.size() == reference_periods() + 1 && looks_.front().steady_state &&
+              !looks_.front().counts.empty() &&
               looks_.front().at >= disturbed_at_ + sample_period() && steady(0, window);
     if (go) {
       reference_ = {looks_.front(), looks_.back()};
@@ -428,7 +452,7 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
       const Look now = look(nullptr);
       std::vector<Look> history;
       for (std::int64_t k = periods; k > 0; --k)
-        history.push_back(extrapolated(now, -k, ref));
+        history.push_back(extrapolated(now, -k, ref, at_sample_boundary(now.at - k * period())));
       history.push_back(now);
       looks_ = std::move(history);
     }

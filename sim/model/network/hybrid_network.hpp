@@ -100,13 +100,21 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   Duration delay_of(const core::EventHandler* target, std::uint32_t kind, std::uint64_t arg,
                     Duration by) const;
   void skip(std::int64_t periods, SimTime limit, const Reference& ref);
-  // `from` moved on by `periods` times the reference's mean growth per period.
-  Look extrapolated(const Look& from, std::int64_t periods, const Reference& ref) const;
+  // A look keeps its counters (a million channels' worth in a big job) while it is the newest,
+  // and after that only at a sample boundary, where a reference may start.
+  void keep_counters_at_sample_boundary(Look& l) const;
+  bool at_sample_boundary(SimTime t) const;
+  // `from` moved on by `periods` times the reference's mean growth per period; its counters
+  // too if `counters`.
+  Look extrapolated(const Look& from, std::int64_t periods, const Reference& ref,
+                    bool counters) const;
 
   std::vector<Look> looks_;            // the last reference_periods() + 1, oldest first
   std::vector<Look> reference_;        // the first and last look of the last periods alike
   SimTime disturbed_at_ = -1;           // the last time something other than data moving happened
   SimTime next_other_ = core::kNever;  // the first such event pending at the last look
+  mutable std::size_t counts_size_ = 0;  // of the last look's counters (their next reserve)
+  mutable std::size_t sums_size_ = 0;
   Duration skipped_ = 0;
   std::int64_t skips_ = 0;
 };
