@@ -128,7 +128,7 @@ done
 
 for p in $b2_sizes; do
   echo "B2 ckptsim P=$p (3 repetitions, Google Benchmark)" >&2
-  "${pin[@]}" "$build/ckptsim/bin/ckptsim_bench" --benchmark_filter="^BM_B2/P:$p/unaligned:0/" \
+  "${pin[@]}" "$build/ckptsim/bin/ckptsim_bench" --benchmark_filter="^BM_B2/P:$p/unaligned:0/hybrid:0/" \
     --benchmark_format=json 2>/dev/null |
     "$python" "$here/report.py" --b2-json "$p" >> "$results"
   for r in $(seq 1 "$reps"); do

@@ -64,6 +64,12 @@ Recorder::Recorder(const model::Scenario& scenario, std::string job_id) : scenar
     subtask_offset_.push_back(subtasks_);
     subtasks_ += static_cast<std::size_t>(std::max(0, v.parallelism));
   }
+  // The time series' rows, one per subtask and sample period, without growing by copies (up to
+  // 4 M rows; a failover's new attempts may add more).
+  if (scenario.sample_period > 0) {
+    const auto periods = static_cast<std::size_t>(scenario.duration / scenario.sample_period) + 1;
+    result_.timeseries.reserve(std::min<std::size_t>(subtasks_ * periods, std::size_t{1} << 22));
+  }
   // The job graph's edges, for the trace's barrier arrows.
   for (std::size_t i = 0; i < scenario.job.vertices.size(); ++i) {
     const model::VertexSpec& v = scenario.job.vertices[i];
