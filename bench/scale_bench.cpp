@@ -15,6 +15,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -90,6 +93,11 @@ void measure(benchmark::State& state, const model::Scenario& scenario, double ch
   state.counters["peak_rss_mib"] = peak_rss_mib();  // of the process: run one row per process
 }
 
+// Every row here is one run, timed in wall seconds.
+benchmark::internal::Benchmark* one_run(benchmark::internal::Benchmark* b) {
+  return b->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+}
+
 void BM_Scale(benchmark::State& state) {
   const int parallelism = static_cast<int>(state.range(0));
   const double rate = static_cast<double>(state.range(1)) / 10.0;
@@ -108,11 +116,9 @@ void scale_rows(benchmark::internal::Benchmark* b) {
   for (int p : {32, 250})
     for (int rate_x10 : {10, 25, 50, 200, 400}) b->Args({p, rate_x10, p == 250 ? 20 : 60});
 }
-BENCHMARK(BM_Scale)
-    ->Apply(scale_rows)
-    ->Unit(benchmark::kSecond)
-    ->UseRealTime()
-    ->Iterations(1);
+BENCHMARK(BM_Scale)->Apply([](benchmark::internal::Benchmark* b) {
+  one_run(b)->Apply(scale_rows);
+});
 
 // BM_Production/P:<P>/rate:<records/s per source subtask>/sim_s:<seconds>/hybrid:<0 exact,
 // 1 hybrid>: the production shape (P = 32, 5,000 records/s) for one simulated minute in both
@@ -129,12 +135,10 @@ void BM_Production(benchmark::State& state) {
   state.counters["rate"] = rate;
 }
 void production_rows(benchmark::internal::Benchmark* b, std::int64_t seconds) {
-  b->ArgNames({"P", "rate", "sim_s", "hybrid"})
+  one_run(b)
+      ->ArgNames({"P", "rate", "sim_s", "hybrid"})
       ->Args({32, 5000, seconds, 0})
-      ->Args({32, 5000, seconds, 1})
-      ->Unit(benchmark::kSecond)
-      ->UseRealTime()
-      ->Iterations(1);
+      ->Args({32, 5000, seconds, 1});
 }
 BENCHMARK(BM_Production)->Apply([](benchmark::internal::Benchmark* b) { production_rows(b, 60); });
 
@@ -186,69 +190,65 @@ void BM_Memory(benchmark::State& state) {
   state.counters["peak_rss_mib"] = peak_rss_mib();
   state.counters["rss_per_channel_b"] = (peak_rss_mib() - rss_before) * 1024 * 1024 / channels;
 }
-BENCHMARK(BM_Memory)
-    ->ArgNames({"P", "sim_s", "vertices"})
-    ->Args({256, 0, 3})
-    ->Args({256, 600, 3})
-    ->Unit(benchmark::kSecond)
-    ->UseRealTime()
-    ->Iterations(1);
+BENCHMARK(BM_Memory)->Apply([](benchmark::internal::Benchmark* b) {
+  one_run(b)->ArgNames({"P", "sim_s", "vertices"})->Args({256, 0, 3})->Args({256, 600, 3});
+});
+
+// Rows added from the environment: `name` holds N colon-separated integers ("1000:600:2"); the
+// row (or rows) `add` registers if they parse and `valid` accepts them; nothing otherwise.
+template <std::size_t N, class Valid, class Add>
+bool register_from_env(const char* name, Valid valid, Add add) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return false;
+  std::array<std::int64_t, N> v{};
+  std::string_view text(env);
+  for (std::size_t i = 0; i < N; ++i) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v[i]);
+    if (ec != std::errc()) return false;
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+    if (i + 1 < N && (text.empty() || text.front() != ':')) return false;
+    if (i + 1 < N) text.remove_prefix(1);
+  }
+  if (!text.empty() || !valid(v)) return false;
+  add(v);
+  return true;
+}
 
 // The 1,000-subtask job for a longer simulated time, opt-in: CKPTSIM_SCALE_SECONDS=3600 adds
 // BM_Scale/P:250/rate_x10:100/sim_s:3600 (the hour), any other value that many seconds. The
 // hour moves about 6.3e9 buffers; at about 5 s of wall time per simulated second it would take
 // about 5 hours here, so bench/README.md extrapolates it from shorter runs.
-[[maybe_unused]] const bool long_run_registered = [] {
-  const char* env = std::getenv("CKPTSIM_SCALE_SECONDS");
-  const std::int64_t seconds = env != nullptr ? std::atoll(env) : 0;
-  if (seconds <= 0) return false;
-  benchmark::RegisterBenchmark("BM_Scale", BM_Scale)
-      ->ArgNames({"P", "rate_x10", "sim_s"})
-      ->Args({250, 100, seconds})
-      ->Unit(benchmark::kSecond)
-      ->UseRealTime()
-      ->Iterations(1);
-  return true;
-}();
-[[maybe_unused]] const bool production_hour_registered = [] {
-  const char* env = std::getenv("CKPTSIM_PRODUCTION_SECONDS");
-  const std::int64_t seconds = env != nullptr ? std::atoll(env) : 0;
-  if (seconds <= 0) return false;
-  production_rows(benchmark::RegisterBenchmark("BM_Production", BM_Production), seconds);
-  return true;
-}();
+[[maybe_unused]] const bool long_run_registered = register_from_env<1>(
+    "CKPTSIM_SCALE_SECONDS", [](const auto& v) { return v[0] > 0; },
+    [](const auto& v) {
+      one_run(benchmark::RegisterBenchmark("BM_Scale", BM_Scale)
+                  ->ArgNames({"P", "rate_x10", "sim_s"})
+                  ->Args({250, 100, v[0]}));
+    });
+[[maybe_unused]] const bool production_hour_registered = register_from_env<1>(
+    "CKPTSIM_PRODUCTION_SECONDS", [](const auto& v) { return v[0] > 0; },
+    [](const auto& v) {
+      production_rows(benchmark::RegisterBenchmark("BM_Production", BM_Production), v[0]);
+    });
 // Issue 17's memory target: CKPTSIM_MEMORY_ROW=P:sim_s:vertices registers that BM_Memory row,
 // e.g. 1000:600:2 (one hash edge of a million channels for ten simulated minutes).
-[[maybe_unused]] const bool memory_row_registered = [] {
-  const char* env = std::getenv("CKPTSIM_MEMORY_ROW");
-  long long p = 0, seconds = 0, vertices = 0;
-  if (env == nullptr || std::sscanf(env, "%lld:%lld:%lld", &p, &seconds, &vertices) != 3 ||
-      p <= 0 || seconds < 0 || (vertices != 2 && vertices != 3))
-    return false;
-  benchmark::RegisterBenchmark("BM_Memory", BM_Memory)
-      ->ArgNames({"P", "sim_s", "vertices"})
-      ->Args({p, seconds, vertices})
-      ->Unit(benchmark::kSecond)
-      ->UseRealTime()
-      ->Iterations(1);
-  return true;
-}();
+[[maybe_unused]] const bool memory_row_registered = register_from_env<3>(
+    "CKPTSIM_MEMORY_ROW",
+    [](const auto& v) { return v[0] > 0 && v[1] >= 0 && (v[2] == 2 || v[2] == 3); },
+    [](const auto& v) {
+      one_run(benchmark::RegisterBenchmark("BM_Memory", BM_Memory)
+                  ->ArgNames({"P", "sim_s", "vertices"})
+                  ->Args({v[0], v[1], v[2]}));
+    });
 // Any other production row, for bench/results/hybrid.sh: CKPTSIM_PRODUCTION_ROW=P:rate:sim_s
 // registers it in both modes.
-[[maybe_unused]] const bool production_row_registered = [] {
-  const char* env = std::getenv("CKPTSIM_PRODUCTION_ROW");
-  long long p = 0, rate = 0, seconds = 0;
-  if (env == nullptr || std::sscanf(env, "%lld:%lld:%lld", &p, &rate, &seconds) != 3 || p <= 0 ||
-      rate <= 0 || seconds <= 0)
-    return false;
-  for (const int hybrid : {0, 1})
-    benchmark::RegisterBenchmark("BM_Production", BM_Production)
-        ->ArgNames({"P", "rate", "sim_s", "hybrid"})
-        ->Args({p, rate, seconds, hybrid})
-        ->Unit(benchmark::kSecond)
-        ->UseRealTime()
-        ->Iterations(1);
-  return true;
-}();
+[[maybe_unused]] const bool production_row_registered = register_from_env<3>(
+    "CKPTSIM_PRODUCTION_ROW", [](const auto& v) { return v[0] > 0 && v[1] > 0 && v[2] > 0; },
+    [](const auto& v) {
+      for (const std::int64_t hybrid : {0, 1})
+        one_run(benchmark::RegisterBenchmark("BM_Production", BM_Production)
+                    ->ArgNames({"P", "rate", "sim_s", "hybrid"})
+                    ->Args({v[0], v[1], v[2], hybrid}));
+    });
 
 }  // namespace

@@ -114,6 +114,7 @@ struct FlinkConfig {
   TaskManagerMemoryOptions memory;
   int buffers_per_channel = 2;
   int floating_buffers_per_gate = 8;
+  static constexpr int kMaxFloatingBuffersPerGate = 32767;  // what a Channel counts (16 bits)
   int max_buffers_per_channel = 10;
   // Buffer debloating (taskmanager.network.memory.buffer-debloat.*, TaskManagerOptions).
   bool debloat_enabled = false;

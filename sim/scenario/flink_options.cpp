@@ -473,8 +473,11 @@ const std::vector<FlinkOption>& flink_options() {
        }},
       {"taskmanager.network.memory.floating-buffers-per-gate", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {
-         int_into(v, r, "taskmanager.network.memory.floating-buffers-per-gate", 0,
-                  r.config.floating_buffers_per_gate);
+         // A channel counts the floating buffers it holds in 16 bits (a 64-byte Channel): more
+         // than 32,767 per gate (a gigabyte of 32 kb segments for one gate) is reported.
+         if (const auto n = read_int64(r.ctx, v, "taskmanager.network.memory.floating-buffers-per-gate",
+                                       0, model::FlinkConfig::kMaxFloatingBuffersPerGate))
+           r.config.floating_buffers_per_gate = static_cast<int>(*n);
        }},
       {"taskmanager.network.memory.max-buffers-per-channel", FlinkVersion::v1_15,
        [](const Node& v, FlinkReader& r) {

@@ -308,6 +308,70 @@ TEST_CASE("R12/R14 AlternatingCheckpointsTest.testTimeoutAlignment / testSwitchT
   CHECK(source->metrics.persisted_bytes > 0);  // the buffers its converted barrier skipped
 }
 
+namespace {
+// Events queued in every channel, and the event table's live entries: equal when each copy read
+// or dropped gives its entry back, and no entry outlives its copies.
+std::pair<std::size_t, std::size_t> queued_and_live_events(const Harness& h) {
+  const Network& net = h.tasks.network();
+  std::size_t queued = 0;
+  for (const Channel& c : net.channels_)
+    for (const ConstChannelQueue& q : {net.received(c), net.subpartition(c)})
+      for (const NetworkBuffer& b : q) queued += b.is_data() ? 0u : 1u;
+  return {queued, net.live_events()};
+}
+}  // namespace
+
+TEST_CASE("EventSerializer: a broadcast barrier is kept once for all its queued copies; a copy "
+          "turned unaligned gets an entry of its own; entries are freed when read or dropped "
+          "(issue 17 item 4: a queued buffer is 16 bytes)",
+          "[network]") {
+  STATIC_REQUIRE(sizeof(NetworkBuffer) == 16);
+  STATIC_REQUIRE(sizeof(Channel) <= 64);
+  // One source broadcasting to three slow sinks: each checkpoint's barrier waits behind data in
+  // three subpartitions, one entry for the three copies; the alignment timeout rewrites them.
+  Scenario s = two_sources_one_sink();
+  s.cluster.taskmanagers = 4;
+  s.job.vertices[0].parallelism = 1;
+  s.job.vertices[1].parallelism = 3;
+  s.job.vertices[1].cost_per_record = core::microseconds(300);
+  s.flink.checkpointing.unaligned = true;
+  s.flink.checkpointing.aligned_checkpoint_timeout = core::milliseconds(100);
+  Harness h(std::move(s));
+  h.run_for(core::seconds(2));
+  h.trigger(1);
+  h.run_for(core::milliseconds(20));
+  const auto [queued, live] = queued_and_live_events(h);
+  CHECK(queued == 3);
+  CHECK(live == 1);
+  for (std::int64_t id = 2; id <= 6; ++id) {
+    h.run_for(core::milliseconds(150));  // past the timeout: copies rewritten as unaligned
+    const auto [q, l] = queued_and_live_events(h);
+    CHECK(l <= q);
+    h.trigger(id);
+  }
+  h.run_for(core::seconds(5));
+  for (int j = 0; j < 3; ++j) CHECK(h.jm.ack_of(6, 1, j) != nullptr);
+  const auto [q_end, l_end] = queued_and_live_events(h);
+  CHECK(q_end == 0);
+  CHECK(l_end == 0);
+  // A new attempt drops everything in flight, the events with it.
+  h.trigger(7);
+  h.run_for(core::milliseconds(20));
+  CHECK(queued_and_live_events(h).second > 0);
+  h.tasks.network().clear_network();
+  CHECK(queued_and_live_events(h) == std::pair<std::size_t, std::size_t>{0, 0});
+}
+
+TEST_CASE("Queueing statistics are kept for the channels a caller tracks, and for no other",
+          "[network]") {
+  Harness h(two_sources_one_sink());
+  REQUIRE(h.tasks.track_channel_queue(kSource0, kSink));
+  CHECK_FALSE(h.tasks.track_channel_queue(kSink, kSource0));  // no such channel
+  h.run_for(core::seconds(2));
+  CHECK(h.tasks.channel_queue_stats(kSource0, kSink)->consumed > 0);
+  CHECK_FALSE(h.tasks.channel_queue_stats(kSource1, kSink).has_value());
+}
+
 // FLINK-27251 (1.16, commits 10b7afae742 and dd8f4e26033) added the output side of R14
 // (SubtaskCheckpointCoordinatorImpl.registerAlignmentTimer, PipelinedSubpartition
 // .alignedBarrierTimeout). Release-1.15 has neither: the source acknowledges after its snapshot
@@ -399,6 +463,7 @@ TEST_CASE("RebalancePartitioner: records go round robin one by one, so each chan
   s.job.vertices[1].cost_per_record = core::microseconds(1);
   s.flink.buffer_timeout = core::minutes(10);
   Harness h(std::move(s));
+  for (int j = 0; j < 3; ++j) REQUIRE(h.tasks.track_channel_queue(kSource0, {1, j, 0}));
   h.run_for(core::seconds(10));
   // 10 s x 1,000 records/s per channel = 312.5 buffers of 32 records each; the channels take
   // turns, so none is more than one buffer ahead of another.

@@ -52,6 +52,7 @@ QueueRun run_mm1(const Scenario& scenario, Duration length) {
   Observer observer;
   NullJobManager jm;
   TaskExecutor tasks(sim, scenario, observer, jm);
+  REQUIRE(tasks.track_channel_queue({0, 0, 0}, {1, 0, 0}));
   tasks.deploy(nullptr);
   sim.run_until(length);
   return {*tasks.channel_queue_stats({0, 0, 0}, {1, 0, 0}), tasks.end_to_end_latency().mean_ms()};
@@ -105,6 +106,7 @@ TEST_CASE("oracle: Little's law per channel (L = lambda W), L, lambda and W meas
   Samples samples;
   NullJobManager jm;
   TaskExecutor tasks(sim, scenario, samples, jm);
+  REQUIRE(tasks.track_channel_queue({0, 0, 0}, {1, 0, 0}));
   tasks.deploy(nullptr);
   sim.run_until(core::minutes(60));
   REQUIRE(samples.samples > 3000);
@@ -151,6 +153,7 @@ TEST_CASE("oracle: two-station tandem with a finite buffer, X = mu1 (1 - rho^(K+
   Observer observer;
   NullJobManager jm;
   TaskExecutor tasks(sim, s, observer, jm);
+  REQUIRE(tasks.track_channel_queue({1, 0, 0}, {2, 0, 0}));
   tasks.deploy(nullptr);
   sim.run_until(core::minutes(30));
   const auto st = *tasks.channel_queue_stats({1, 0, 0}, {2, 0, 0});

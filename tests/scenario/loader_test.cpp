@@ -368,6 +368,17 @@ flink:
   CHECK(s.cluster.checkpoint_storage.latency.median == core::milliseconds(5));
 }
 
+TEST_CASE("floating-buffers-per-gate above what a 64-byte channel counts is reported, not "
+          "wrapped (issue 17 item 4)") {
+  CHECK(load_ok(kMinimalJob, {"taskmanager.network.memory.floating-buffers-per-gate=32767"})
+            .flink.floating_buffers_per_gate == 32767);
+  const std::string errors =
+      errors_of(kMinimalJob, {"taskmanager.network.memory.floating-buffers-per-gate=40000"});
+  CHECK(errors.find("--set:1:") == 0);
+  CHECK(errors.find("floating-buffers-per-gate must be at most 32767, got 40000") !=
+        std::string::npos);
+}
+
 TEST_CASE("a bad --set value is reported at its position in the override") {
   const std::string errors = errors_of(kMinimalJob, {"execution.checkpointing.timeout=-5 min"});
   CHECK(errors ==

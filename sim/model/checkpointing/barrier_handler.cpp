@@ -163,13 +163,15 @@ void BarrierHandler::switch_to_unaligned(int id, std::int64_t cp) {
     if (s.checkpoint_pending && s.current_checkpoint == cp &&
         s.barrier_seen[static_cast<std::size_t>(ch.input_index)])
       continue;
-    for (std::size_t i = 0; i < ch.received.size(); ++i) {
-      if (ch.received[i].kind == Buffer::Kind::barrier && ch.received[i].checkpoint_id == cp) {
-        Buffer b = ch.received[i];
+    const ChannelQueue received = network().received(ch);
+    for (std::size_t i = 0; i < received.size(); ++i) {
+      const NetworkBuffer queued = received[i];
+      if (queued.kind() == Buffer::Kind::barrier && network().event(queued).checkpoint_id == cp) {
+        Buffer b = network().event(queued);
         b.unaligned = true;
         b.aligned = false;
-        ch.received.erase(i);
-        ch.received.push_front(b);
+        received.erase(i);
+        received.push_front(network().rewrite_event(queued, b));
         ch.blocked = false;
         network().note_floating_wish(ch);
         ++s.priority_pending;
@@ -185,7 +187,7 @@ void BarrierHandler::switch_to_unaligned(int id, std::int64_t cp) {
   std::int64_t in_flight = 0;
   for (int c : s.inputs)
     if (!s.barrier_seen[static_cast<std::size_t>(chan(c).input_index)])
-      in_flight += chan(c).received_bytes;
+      in_flight += network().received_bytes(chan(c));
   s.uc_collecting = true;
   Buffer barrier;
   barrier.kind = Buffer::Kind::barrier;
@@ -200,12 +202,10 @@ bool BarrierHandler::process_priority_event(int id) {
   Subtask& s = sub(id);
   for (int c : s.inputs) {
     Channel& ch = chan(c);
-    if (ch.received.empty()) continue;
-    const Buffer& head = ch.received.front();
-    if (head.kind != Buffer::Kind::barrier || !head.unaligned) continue;
-    const Buffer b = head;
-    ch.received.pop_front();
-    network().note_received(ch);
+    if (ch.received_size() == 0) continue;
+    const NetworkBuffer head = network().received(ch).front();
+    if (head.kind() != Buffer::Kind::barrier || !network().event(head).unaligned) continue;
+    const Buffer b = network().take_received(ch);
     --s.priority_pending;
     process_unaligned_barrier(id, c, b);
     return true;
@@ -226,7 +226,7 @@ void BarrierHandler::process_unaligned_barrier(int id, int channel, const Buffer
     // The first barrier triggers the checkpoint at once; every data buffer already received
     // (the overtaken ones included) is input channel state.
     std::int64_t in_flight = 0;
-    for (int c : s.inputs) in_flight += chan(c).received_bytes;
+    for (int c : s.inputs) in_flight += network().received_bytes(chan(c));
     s.barrier_seen[static_cast<std::size_t>(chan(channel).input_index)] = true;
     ++s.barriers_received;
     s.uc_collecting = s.barriers_received < n;

@@ -197,18 +197,20 @@ void SubtaskCheckpointCoordinator::convert_output_barriers(int id, std::int64_t 
   for (const OutputGroup& g : s.outputs)
     for (int c : g.channels) {
       Channel& ch = chan(c);
-      for (std::size_t i = 0; i < ch.subpartition.size(); ++i) {
-        const Buffer& queued = ch.subpartition[i];
-        if (queued.kind != Buffer::Kind::barrier || queued.checkpoint_id != cp) {
-          if (queued.kind == Buffer::Kind::data) persisted += queued.bytes;
+      const ChannelQueue subpartition = network().subpartition(ch);
+      for (std::size_t i = 0; i < subpartition.size(); ++i) {
+        const NetworkBuffer queued = subpartition[i];
+        if (queued.kind() != Buffer::Kind::barrier ||
+            network().event(queued).checkpoint_id != cp) {
+          if (queued.is_data()) persisted += queued.bytes;
           continue;
         }
-        Buffer b = queued;
-        ch.subpartition.erase(i);
+        Buffer b = network().event(queued);
+        subpartition.erase(i);
         b.unaligned = true;
         b.aligned = false;
         b.timeoutable = false;
-        ch.subpartition.push_front(b);
+        subpartition.push_front(network().rewrite_event(queued, b));
         if (s.output_barriers_queued > 0) --s.output_barriers_queued;
         network().pump(c);
         break;

@@ -103,14 +103,20 @@ WaitState TaskExecutor::wait_state(TaskRef task, std::int64_t cp) const {
     if (aligning && s.barrier_seen[static_cast<std::size_t>(ch.input_index)]) continue;
     std::int64_t ahead = 0;
     bool found = false;
-    for (const Buffer& b : ch.received) {
-      if (b.kind == Buffer::Kind::barrier && b.checkpoint_id == cp) { found = true; break; }
-      if (b.kind == Buffer::Kind::data) ahead += b.bytes;
+    for (const NetworkBuffer& b : network().received(ch)) {
+      if (b.kind() == Buffer::Kind::barrier && network().event(b).checkpoint_id == cp) {
+        found = true;
+        break;
+      }
+      if (b.is_data()) ahead += b.bytes;
     }
     if (!found) {
-      for (const Buffer& b : ch.subpartition) {
-        if (b.kind == Buffer::Kind::barrier && b.checkpoint_id == cp) { found = true; break; }
-        if (b.kind == Buffer::Kind::data) ahead += b.bytes;
+      for (const NetworkBuffer& b : network().subpartition(ch)) {
+        if (b.kind() == Buffer::Kind::barrier && network().event(b).checkpoint_id == cp) {
+          found = true;
+          break;
+        }
+        if (b.is_data()) ahead += b.bytes;
       }
     }
     if (found && ahead > worst) {

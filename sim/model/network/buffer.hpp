@@ -1,7 +1,8 @@
-// A network buffer or an event as it sits in a result subpartition or an input channel queue:
-// Flink's Buffer / BufferConsumer for data, and the events CheckpointBarrier (with its
-// CheckpointOptions: aligned, unaligned, timeoutable) and CancelCheckpointMarker. Knows nothing
-// about tasks or connectors.
+// A buffer or an event as a task reads and processes it: Flink's Buffer of records (with the
+// source table they belong to when a source hands them to a chained operator), or one of the
+// events CheckpointBarrier (with its CheckpointOptions: aligned, unaligned, timeoutable) and
+// CancelCheckpointMarker. In the network's queues it travels as a 16-byte NetworkBuffer
+// (network_buffer.hpp). Knows nothing about tasks or connectors.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@ namespace ckptsim::model {
 using core::Duration;
 using core::SimTime;
 
-struct Buffer {  // 64 bytes: one cache line (the flags first, then the 8-byte fields)
+struct Buffer {
   enum class Kind : std::uint8_t { data, barrier, cancel_marker } kind = Kind::data;
   bool aligned = true;           // a barrier that blocks the upstream (exactly-once/savepoint)
   bool unaligned = false;        // a priority barrier that overtakes data (UC, R10/R11)
@@ -29,8 +30,9 @@ struct Buffer {  // 64 bytes: one cache line (the flags first, then the 8-byte f
   std::int64_t records = 0;
   std::int64_t checkpoint_id = 0;
   SimTime timestamp = 0;         // the checkpoint's trigger timestamp
-  SimTime enqueued = 0;          // when a data buffer entered the subpartition
   SimTime born = 0;              // data: mean time its records were read at the sources
+
+  bool operator==(const Buffer&) const = default;
 
   static constexpr std::int32_t kNoTable = -1;
   static constexpr std::int32_t kAllTables = -2;

@@ -28,7 +28,7 @@ void Network::recalculate_buffer_size(int id) {
   // RemoteInputChannel.getBuffersInUseCount summed over the gate: queued buffers plus
   // max(0, numRequiredBuffers - initialCredit), i.e. the sender's announced backlog.
   int in_use = 0;
-  for (int c : s.inputs) in_use += static_cast<int>(chan(c).received.size()) + chan(c).backlog;
+  for (int c : s.inputs) in_use += static_cast<int>(chan(c).received_size()) + chan(c).backlog;
   // desirable = totalBufferSizeInBytes / totalBuffers in long arithmetic, at most twice the last.
   const auto desired_total = static_cast<std::int64_t>(
       std::floor(throughput * static_cast<double>(f.debloat_target / core::kMillisecond) / 1e3));
@@ -48,20 +48,37 @@ void Network::recalculate_buffer_size(int id) {
   const double change =
       std::abs(1.0 - static_cast<double>(s.debloat_announced) / static_cast<double>(size)) * 100;
   if (size == s.debloat_announced || (change < f.debloat_threshold_percent && !at_bound)) return;
+  // announceBufferSize to the upstreams: every channel's writer fills buffers of the new size
+  // (Network::buffer_size). The records a round-robin writer owes a channel went into builders
+  // of the old size.
+  for (int c : s.inputs)
+    if (const auto [g, position] = output_of(c); g->round_robin())
+      take_records(sub(chan(c).producer), *g, position);
   s.debloat_announced = size;
-  for (int c : s.inputs) {  // announceBufferSize to the upstreams
-    Channel& ch = chan(c);
-    Subtask& producer = sub(ch.producer);
-    OutputGroup& g = producer.outputs[static_cast<std::size_t>(ch.output_group)];
-    if (!g.round_robin()) {
-      ch.buffer_size = size;
+  for (int c : s.inputs)
+    if (const auto [g, position] = output_of(c); g->round_robin())
+      update_fill_point(sub(chan(c).producer), *g, position);
+}
+
+std::int64_t Network::buffer_size(const Channel& c) const {
+  const std::int64_t announced = sub(c.consumer).debloat_announced;
+  return announced > 0 ? announced : std::max<std::int64_t>(1, scenario_.flink.segment_size);
+}
+
+std::pair<OutputGroup*, int> Network::output_of(int channel) {
+  const Channel& c = chan(channel);
+  Subtask& producer = sub(c.producer);
+  // All to all, a group's channels go to the consumers in subtask order.
+  const auto guess = static_cast<std::size_t>(sub(c.consumer).index);
+  for (OutputGroup& g : producer.outputs) {
+    if (g.channels.empty() || sub(chan(g.channels.front()).consumer).vertex != sub(c.consumer).vertex)
       continue;
-    }
-    // The records written so far went into builders of the old size.
-    take_records(producer, g, ch.output_position);
-    ch.buffer_size = size;
-    update_fill_point(producer, g, ch.output_position);
+    if (guess < g.channels.size() && g.channels[guess] == channel)
+      return {&g, static_cast<int>(guess)};
+    for (std::size_t p = 0; p < g.channels.size(); ++p)
+      if (g.channels[p] == channel) return {&g, static_cast<int>(p)};
   }
+  return {nullptr, -1};  // not reached: every channel is in its producer's outputs
 }
 
 }  // namespace ckptsim::model

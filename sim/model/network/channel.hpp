@@ -13,40 +13,103 @@
 #include <vector>
 
 #include "sim/core/ring_queue.hpp"
+#include "sim/core/split_ring.hpp"
 #include "sim/model/config.hpp"
-#include "sim/model/network/buffer.hpp"
+#include "sim/model/network/network_buffer.hpp"
 
 namespace ckptsim::model {
 
-// The fields a buffer's way through the network touches come first (two cache lines with the
-// queues).
+// 64 bytes, one cache line: what an idle channel costs (issue 17, item 4). The queued buffers
+// live in the network's BufferArena; the buffer size is the consumer's (BufferDebloater
+// announces one size to all its channels, Network::buffer_size); the queueing statistics are
+// kept only for tracked channels (QueueStatistics).
 struct Channel {
+  // The queued buffers, in one ring: the input channel's received buffers first
+  // (RemoteInputChannel.receivedBuffers), then the subpartition's (PipelinedSubpartition
+  // .buffers). Handing the subpartition's head to the input channel costs nothing.
+  core::SplitRing<NetworkBuffer> queues;
   int producer = 0;
   int consumer = 0;
   int input_index = 0;           // position in the consumer's inputs
   int backlog = 0;               // data buffers in the subpartition
   int credits = 0;               // buffers the receiver can still accept
-  int floating = 0;              // floating buffers this channel holds
-  bool local = false;            // same TaskManager: no credits beyond the subpartition
-  bool blocked = false;          // an aligned barrier was handed out: nothing more is sent
-  bool finished = false;         // the producer FINISHED: EndOfPartition was consumed
-  core::RingQueue<Buffer> subpartition;
-  core::RingQueue<Buffer> received;
-  std::int64_t received_bytes = 0;  // data bytes in `received`
-  std::int64_t drained_bytes = 0;   // consumed by the receiver (for drain rates)
-  // Queueing statistics (never reset): occupancy integral in buffer-ns, sojourn in ns.
+  std::int16_t floating = 0;     // floating buffers this channel holds (FlinkConfig's limit)
+  bool local : 1 = false;        // same TaskManager: no credits beyond the subpartition
+  bool blocked : 1 = false;      // an aligned barrier was handed out: nothing more is sent
+  bool finished : 1 = false;     // the producer FINISHED: EndOfPartition was consumed
+  bool tracked : 1 = false;      // keeps queueing statistics (Network::track_queue)
+  // The BufferBuilder being filled: less than a segment (at most 1 gb) of records of at least
+  // 1 byte each.
+  std::int32_t open_bytes = 0;
+  std::int32_t open_records = 0;
+  double open_born = 0;          // sum over its records of their read time (ns)
+  std::int64_t drained_bytes = 0;  // consumed by the receiver (for drain rates)
+
+  std::size_t received_size() const { return queues.front_size(); }
+  std::size_t subpartition_size() const { return queues.back_size(); }
+};
+static_assert(FlinkConfig::kMaxFloatingBuffersPerGate <= 32767);
+static_assert(sizeof(Channel) <= 64, "an idle channel is at most 64 bytes (issue 17, item 4)");
+
+using BufferArena = core::SlotArena<NetworkBuffer>;
+
+// One of a channel's two queues, over the ring they share.
+template <class Ring, class Arena>
+class BasicChannelQueue {
+ public:
+  BasicChannelQueue(Ring& ring, Arena& arena, bool received)
+      : ring_(ring), arena_(arena), received_(received) {}
+  std::size_t size() const { return received_ ? ring_.front_size() : ring_.back_size(); }
+  bool empty() const { return size() == 0; }
+  auto& operator[](std::size_t i) const { return ring_.at(arena_, offset() + i); }
+  auto& front() const { return (*this)[0]; }
+  // The queue's head: the ring's head for the received queue, the slot after the received
+  // buffers for the subpartition.
+  void push_front(const NetworkBuffer& b) const {
+    if (received_) ring_.push_front(arena_, b);
+    else ring_.insert(arena_, ring_.front_size(), b);
+  }
+  void erase(std::size_t i) const { ring_.erase(arena_, offset() + i); }
+
+  class Iterator {
+   public:
+    Iterator(const BasicChannelQueue* q, std::size_t i) : q_(q), i_(i) {}
+    auto& operator*() const { return (*q_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const BasicChannelQueue* q_;
+    std::size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+ private:
+  std::size_t offset() const { return received_ ? 0 : ring_.front_size(); }
+  Ring& ring_;
+  Arena& arena_;
+  bool received_;
+};
+using ChannelQueue = BasicChannelQueue<core::SplitRing<NetworkBuffer>, BufferArena>;
+using ConstChannelQueue =
+    BasicChannelQueue<const core::SplitRing<NetworkBuffer>, const BufferArena>;
+
+// A tracked channel's queueing statistics, from a data buffer's entry into the subpartition to
+// its read by the consumer (never reset): occupancy integral in buffer-ns, sojourn in ns. Kept
+// only for the channels a caller asks for, so that a channel needs no room for them.
+struct QueueStatistics {
+  int channel = -1;
+  SimTime since = 0;  // tracked from
   int occupancy = 0;
   SimTime occupancy_since = 0;
   double occupancy_integral = 0;
   double sojourn_total = 0;
   std::int64_t consumed = 0;
-  // The BufferBuilder being filled, and the size of new buffers (debloating shrinks it).
-  std::int64_t open_bytes = 0;
-  std::int64_t open_records = 0;
-  double open_born = 0;          // sum over its records of their read time (ns)
-  std::int64_t buffer_size = 0;
-  int output_group = 0;          // the producer's OutputGroup holding this channel ...
-  int output_position = 0;       // ... and its position there
+  core::RingQueue<SimTime> enqueued;  // the queued data buffers' entry times, oldest first
 };
 
 struct OutputGroup {  // the subpartitions to one downstream vertex

@@ -52,7 +52,6 @@ void HybridNetwork::keep_counters_at_sample_boundary(Look& l) const {
   if (at_sample_boundary(l.at)) return;
   l.counts = {};
   l.sums = {};
-  l.drained = {};
 }
 
 void HybridNetwork::start() {
@@ -92,15 +91,16 @@ bool HybridNetwork::eligible() const {
 bool HybridNetwork::only_data_queued() const {
   for (const Channel& c : network().channels_) {
     if (c.blocked || c.finished) return false;
-    for (const core::RingQueue<Buffer>* q : {&c.subpartition, &c.received})
-      for (std::size_t i = 0; i < q->size(); ++i)
-        if ((*q)[i].kind != Buffer::Kind::data) return false;
+    for (std::size_t i = 0; i < c.queues.size(); ++i)
+      if (!c.queues.at(network().arena_, i).is_data()) return false;
   }
   return true;
 }
 
 template <class Counts, class Sums, class Writers>
 void HybridNetwork::for_each_counter(Counts&& counts, Sums&& sums, Writers&& writers) {
+  Network& net = x_.network();
+  for (Channel& c : net.channels_) counts(c.drained_bytes);  // first: Look::drained
   for (Subtask& s : x_.subtasks_) {
     counts(s.position);
     counts(s.records_in);
@@ -108,12 +108,10 @@ void HybridNetwork::for_each_counter(Counts&& counts, Sums&& sums, Writers&& wri
     counts(s.bytes_since_checkpoint);
     for (OutputGroup& g : s.outputs) writers(s, g);
   }
-  Network& net = x_.network();
-  for (Channel& c : net.channels_) {
-    counts(c.drained_bytes);
-    counts(c.consumed);
-    sums(c.occupancy_integral);
-    sums(c.sojourn_total);
+  for (QueueStatistics& q : net.queue_statistics_) {
+    counts(q.consumed);
+    sums(q.occupancy_integral);
+    sums(q.sojourn_total);
   }
   auto transferred = static_cast<std::int64_t>(net.buffers_transferred_);
   counts(transferred);
@@ -162,15 +160,13 @@ HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
   for (int id = 0; id < x_.num_subtasks(); ++id)
     for (int c : sub(id).inputs)
       l.subtasks[static_cast<std::size_t>(id)].input_buffers +=
-          static_cast<int>(chan(c).received.size());
+          static_cast<int>(chan(c).received_size());
   l.counts.reserve(counts_size_);
   l.sums.reserve(sums_size_);
-  l.drained.reserve(network().channels_.size());
   auto& self = const_cast<HybridNetwork&>(*this);  // the visitor only reads here
   self.for_each_counter([&](std::int64_t& v) { l.counts.push_back(v); },
                         [&](double& v) { l.sums.push_back(v); },
                         [&](Subtask&, OutputGroup& g) { l.counts.push_back(g.written); });
-  for (const Channel& c : network().channels_) l.drained.push_back(c.drained_bytes);
   l.latency = x_.tasks().end_to_end_latency();
   counts_size_ = l.counts.size();
   sums_size_ = l.sums.size();
@@ -225,14 +221,13 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
                static_cast<double>(consumer.step_period) / static_cast<double>(p);
     for (int c : consumer.inputs) {
       const Channel& ch = chan(c);
-      const auto bytes = static_cast<double>(ref.last->drained[static_cast<std::size_t>(c)] -
-                                             ref.first->drained[static_cast<std::size_t>(c)]) /
-                         periods;
+      const auto bytes =
+          static_cast<double>(ref.last->drained(c) - ref.first->drained(c)) / periods;
       const bool fills =
           timeout <= 0 || bytes * static_cast<double>(timeout) / static_cast<double>(p) >=
-                              static_cast<double>(ch.buffer_size);
+                              static_cast<double>(network().buffer_size(ch));
       if (fills)
-        lumps += static_cast<double>(ch.buffer_size) /
+        lumps += static_cast<double>(network().buffer_size(ch)) /
                  static_cast<double>(std::max<std::int64_t>(1, vertex(sub(ch.producer)).record_size));
     }
     const double lump_time = lumps * static_cast<double>(vertex(consumer).cost_per_record);
@@ -327,7 +322,6 @@ HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t p
   if (counters) {
     l.counts = from.counts;
     l.sums = from.sums;
-    l.drained = from.drained;
   }
   for (std::size_t i = 0; i < l.subtasks.size(); ++i) {
     SubtaskLook& t = l.subtasks[i];
@@ -343,8 +337,6 @@ HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t p
     l.counts[i] += scaled(last.counts[i] - first.counts[i], factor);
   for (std::size_t i = 0; i < l.sums.size(); ++i)
     l.sums[i] += factor * (last.sums[i] - first.sums[i]);
-  for (std::size_t i = 0; i < l.drained.size(); ++i)
-    l.drained[i] += scaled(last.drained[i] - first.drained[i], factor);
   l.latency.add_difference(last.latency, first.latency, factor);
   return l;
 }
@@ -400,10 +392,7 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
     s.busy_since += step;
     if (s.read_from >= 0) s.read_from += step;
     s.processing_started += by;
-    if (s.busy) {
-      s.processing.enqueued += by;
-      s.processing.born += by;
-    }
+    if (s.busy) s.processing.born += by;
     s.accounted_until += by;
   }
   sim_.skip(by, limit, [&](const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {

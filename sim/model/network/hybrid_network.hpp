@@ -60,7 +60,8 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     std::vector<SubtaskLook> subtasks;
     std::vector<std::int64_t> counts;  // for_each_counter order
     std::vector<double> sums;
-    std::vector<std::int64_t> drained;  // bytes each channel delivered
+    // The bytes channel c delivered: the first counters are the channels'.
+    std::int64_t drained(int c) const { return counts[static_cast<std::size_t>(c)]; }
     LatencyHistogram latency;
   };
   // Looks come every period(), at least kShortestLook apart; the reference spans

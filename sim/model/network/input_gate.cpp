@@ -21,17 +21,18 @@ void Network::clear_network(const std::vector<char>& in) {
   const auto member = [&](int subtask) { return in[static_cast<std::size_t>(subtask)] != 0; };
   for (Channel& c : channels_) {
     if (!member(c.producer) && !member(c.consumer)) continue;
-    occupancy_change(c, -c.occupancy);  // the dropped buffers leave the queue statistics
-    c.subpartition.clear();
-    c.received.clear();
+    if (QueueStatistics* q = tracked(c)) {  // the dropped buffers leave the queue statistics
+      occupancy_change(*q, sim_.now(), -q->occupancy);
+      q->enqueued.clear();
+    }
+    for (std::size_t i = 0; i < c.queues.size(); ++i) recycle_event(c.queues.at(arena_, i));
+    c.queues.clear();
     c.backlog = 0;
-    c.received_bytes = 0;
     c.open_bytes = c.open_records = 0;
     c.open_born = 0;
     // Remote channels start with their exclusive buffers as credit; a local channel reads the
     // producer's subpartition directly (modelled as one buffer of credit, no floating buffers).
     c.credits = c.local ? 1 : std::max(0, f.buffers_per_channel);
-    c.buffer_size = std::max<std::int64_t>(1, f.segment_size);
     c.floating = 0;
     c.blocked = false;
     c.finished = false;
@@ -45,6 +46,7 @@ void Network::clear_network(const std::vector<char>& in) {
     s.partition_buffers = 0;
     s.full_subpartitions = 0;
     s.floating_free = s.gate_pool_size;  // the gate pool's buffers, none lent
+    s.debloat_announced = 0;              // its channels' buffers are a segment again
     for (OutputGroup& g : s.outputs) {  // round robin goes on where it was
       g.written_since_flush = false;
       if (g.round_robin()) reset_round_robin(s, g, g.origin + static_cast<std::size_t>(g.written));
@@ -53,7 +55,7 @@ void Network::clear_network(const std::vector<char>& in) {
 }
 
 void Network::note_received(const Channel& c) {
-  sub(c.consumer).with_data.update(c.input_index, !c.received.empty());
+  sub(c.consumer).with_data.update(c.input_index, c.received_size() > 0);
 }
 
 void Network::note_floating_wish(const Channel& c) {

@@ -43,8 +43,6 @@ void Network::build(std::vector<Subtask>& subtasks, const std::vector<int>& vert
         c.consumer = vertex_first[v] + j;
         c.local = at(c.producer).taskmanager == at(c.consumer).taskmanager;
         c.input_index = static_cast<int>(at(c.consumer).inputs.size());
-        c.output_group = static_cast<int>(at(c.producer).outputs.size());
-        c.output_position = static_cast<int>(group.channels.size());
         const int id = static_cast<int>(channels_.size());
         channels_.push_back(c);
         group.channels.push_back(id);

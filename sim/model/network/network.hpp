@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/model/network/channel.hpp"
+#include "sim/model/network/event_serializer.hpp"
 #include "sim/model/network/network_buffer_pool.hpp"
 #include "sim/model/task/task_part.hpp"
 
@@ -52,9 +53,29 @@ class Network final : public TaskPart, public core::EventHandler {
   void update_fill_point(const Subtask& s, OutputGroup& g, int position);
   void reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t origin);
 
+  // --- A channel's queues (Channel::queues): the input channel's received buffers and the
+  // subpartition's; the size of the buffers its writer fills (the consumer's debloated size).
+  ChannelQueue received(Channel& c) { return {c.queues, arena_, true}; }
+  ChannelQueue subpartition(Channel& c) { return {c.queues, arena_, false}; }
+  ConstChannelQueue received(const Channel& c) const { return {c.queues, arena_, true}; }
+  ConstChannelQueue subpartition(const Channel& c) const { return {c.queues, arena_, false}; }
+  std::int64_t received_bytes(const Channel& c) const;
+  std::int64_t buffer_size(const Channel& c) const;
+
   // --- ResultPartition / subpartitions
-  std::int64_t add_to_subpartition(int channel, const Buffer& b);
+  std::int64_t add_to_subpartition(int channel, const NetworkBuffer& b);
   void pump(int channel);
+
+  // --- Events in the queues (event_serializer.hpp): a queued event's content; a queued copy
+  // read or dropped; a queued copy that now carries `event`.
+  const Buffer& event(const NetworkBuffer& b) const { return events_.from_buffer(b); }
+  void recycle_event(const NetworkBuffer& b) { events_.recycle(b); }
+  NetworkBuffer rewrite_event(const NetworkBuffer& b, const Buffer& event) {
+    return events_.rewrite(b, event);
+  }
+  std::size_t live_events() const { return events_.live(); }
+  // The consumer's view of the buffer at the head of `c`'s input queue, taken off the queue.
+  Buffer take_received(Channel& c);
 
   // --- InputGate / input channels
   void recycle(int channel);
@@ -63,7 +84,10 @@ class Network final : public TaskPart, public core::EventHandler {
   // Keeps the consumer's InputSets in step with a channel's queue, credits and blocking.
   void note_received(const Channel& c);
   void note_floating_wish(const Channel& c);
-  void occupancy_change(Channel& c, int delta);
+
+  // --- Queueing statistics, for the channels a caller tracks (QueueStatistics in channel.hpp)
+  void track_queue(int channel);
+  const QueueStatistics* queue_statistics(int channel) const;
 
   // --- NetworkBufferPool, one per TaskManager (network_buffer_pool.hpp)
   // Task.setupPartitionsAndGates at the end of DEPLOYING: a LocalBufferPool per result
@@ -110,6 +134,17 @@ class Network final : public TaskPart, public core::EventHandler {
   void apply_pool_sizes(int taskmanager, int own);
   void apply_pool_sizes(Subtask& s, int id);
 
+  QueueStatistics* tracked(const Channel& c);
+  void note_enqueued(const Channel& c);
+  void note_read(const Channel& c);
+  static void occupancy_change(QueueStatistics& q, SimTime now, int delta);
+
+  // The producer's OutputGroup holding `channel`, and its position there.
+  std::pair<OutputGroup*, int> output_of(int channel);
+
+  BufferArena arena_;  // every channel's queued buffers
+  EventSerializer events_;
+  std::vector<QueueStatistics> queue_statistics_;     // the tracked channels'
   std::vector<NetworkBufferPool> buffer_pools_;       // by TaskManager
   std::vector<std::vector<int>> taskmanager_tasks_;   // subtask ids by TaskManager
 

@@ -114,7 +114,7 @@ void Network::update_fill_point(const Subtask& s, OutputGroup& g, int position) 
   const auto pos = static_cast<std::size_t>(position);
   const Channel& c = chan(g.channels[pos]);
   const std::int64_t record_size = std::max<std::int64_t>(1, vertex(s).record_size);
-  const std::int64_t room = c.buffer_size - c.open_bytes;
+  const std::int64_t room = buffer_size(c) - c.open_bytes;
   const std::int64_t need = room <= 0 ? 1 : (room + record_size - 1) / record_size;
   const auto n = static_cast<std::int64_t>(g.channels.size());
   const std::int64_t k = g.offset(pos);
@@ -164,13 +164,13 @@ void Network::skip_round_robin(const Subtask& s, OutputGroup& g, std::int64_t re
 void Network::delay_data(Duration by) {
   const auto later = static_cast<double>(by);
   for (Channel& c : channels_) {
-    c.occupancy_since += by;
     c.open_born += static_cast<double>(c.open_records) * later;
-    for (core::RingQueue<Buffer>* q : {&c.subpartition, &c.received})
-      for (std::size_t i = 0; i < q->size(); ++i) {
-        (*q)[i].enqueued += by;
-        (*q)[i].born += by;
-      }
+    for (std::size_t i = 0; i < c.queues.size(); ++i)
+      if (NetworkBuffer& b = c.queues.at(arena_, i); b.is_data()) b.born += by;
+  }
+  for (QueueStatistics& q : queue_statistics_) {
+    q.occupancy_since += by;
+    for (std::size_t i = 0; i < q.enqueued.size(); ++i) q.enqueued[i] += by;
   }
   for (Subtask& s : x_.subtasks_)
     for (OutputGroup& g : s.outputs) g.born_origin += by;
@@ -179,42 +179,45 @@ void Network::delay_data(Duration by) {
 bool Network::append_to_builder(int channel, std::int64_t records, std::int64_t record_size,
                                     double born) {
   Channel& c = chan(channel);
-  const std::int64_t segment = c.buffer_size;
-  c.open_records += records;
-  c.open_bytes += records * record_size;
+  const std::int64_t segment = buffer_size(c);
+  // The builder holds less than a segment between calls; a large write passes through 64 bits.
+  std::int64_t open_records = c.open_records + records;
+  std::int64_t open_bytes = c.open_bytes + records * record_size;
   c.open_born += static_cast<double>(records) * born;
-  while (c.open_bytes >= segment) {  // a full BufferBuilder becomes a finished buffer
-    Buffer b;
-    const double mean_born = c.open_born / static_cast<double>(c.open_records);
-    b.born = static_cast<SimTime>(std::llround(mean_born));
-    b.bytes = static_cast<std::int32_t>(segment);
-    b.records = std::max<std::int64_t>(
-        1, std::min(c.open_records,
-                    static_cast<std::int64_t>(std::llround(static_cast<double>(c.open_records) *
+  while (open_bytes >= segment) {  // a full BufferBuilder becomes a finished buffer
+    const double mean_born = c.open_born / static_cast<double>(open_records);
+    const std::int64_t taken = std::max<std::int64_t>(
+        1, std::min(open_records,
+                    static_cast<std::int64_t>(std::llround(static_cast<double>(open_records) *
                                                           static_cast<double>(segment) /
-                                                          static_cast<double>(c.open_bytes)))));
-    c.open_bytes -= segment;
-    c.open_records -= b.records;
-    c.open_born -= static_cast<double>(b.records) * mean_born;
-    if (c.open_records <= 0) {
-      c.open_records = 0;
-      c.open_bytes = 0;
+                                                          static_cast<double>(open_bytes)))));
+    const NetworkBuffer b =
+        NetworkBuffer::data(segment, taken, static_cast<SimTime>(std::llround(mean_born)));
+    open_bytes -= segment;
+    open_records -= taken;
+    c.open_born -= static_cast<double>(taken) * mean_born;
+    if (open_records <= 0) {
+      open_records = 0;
+      open_bytes = 0;
       c.open_born = 0;
     }
+    c.open_records = static_cast<std::int32_t>(open_records);
+    c.open_bytes = static_cast<std::int32_t>(open_bytes);
     add_to_subpartition(channel, b);
   }
+  c.open_records = static_cast<std::int32_t>(open_records);
+  c.open_bytes = static_cast<std::int32_t>(open_bytes);
   return c.open_bytes > 0;
 }
 
 bool Network::finish_builder(int channel) {
   Channel& c = chan(channel);
   if (c.open_bytes <= 0) return false;
-  Buffer b;
-  b.bytes = static_cast<std::int32_t>(c.open_bytes);
-  b.records = c.open_records;
-  b.born = c.open_records > 0
-               ? static_cast<SimTime>(std::llround(c.open_born / static_cast<double>(c.open_records)))
-               : sim_.now();
+  const NetworkBuffer b = NetworkBuffer::data(
+      c.open_bytes, c.open_records,
+      c.open_records > 0
+          ? static_cast<SimTime>(std::llround(c.open_born / static_cast<double>(c.open_records)))
+          : sim_.now());
   c.open_bytes = c.open_records = 0;
   c.open_born = 0;
   add_to_subpartition(channel, b);
@@ -231,8 +234,10 @@ void Network::schedule_flush(Subtask& s, int id) {
 
 std::int64_t Network::close_builders(Subtask& s, const Buffer* event) {
   // BufferWritingResultPartition.broadcastEvent finishes the open builders first, so an event
-  // queues right behind the data written before it (or, unaligned, overtakes all of it).
+  // queues right behind the data written before it (or, unaligned, overtakes all of it). The
+  // event is serialized once; every subpartition queues a copy.
   std::int64_t persisted = 0;
+  const NetworkBuffer serialized = event ? events_.to_buffer(*event) : NetworkBuffer{};
   for (OutputGroup& g : s.outputs) {
     if (!event && !g.written_since_flush) continue;
     g.written_since_flush = false;
@@ -242,7 +247,7 @@ std::int64_t Network::close_builders(Subtask& s, const Buffer* event) {
       const std::int64_t taken = round_robin ? g.taken[p] : 0;
       if (round_robin) take_records(s, g, position);
       const bool finished = finish_builder(g.channels[p]);
-      if (event) persisted += add_to_subpartition(g.channels[p], *event);
+      if (event) persisted += add_to_subpartition(g.channels[p], events_.copy(serialized));
       if (round_robin && (finished || g.taken[p] != taken)) update_fill_point(s, g, position);
     }
     if (round_robin) {  // every record was taken: the read-time sums start again from now
@@ -251,6 +256,7 @@ std::int64_t Network::close_builders(Subtask& s, const Buffer* event) {
       for (auto& taken_at : g.born_taken) taken_at.second = 0;
     }
   }
+  if (event) events_.recycle(serialized);  // the broadcast's own hold
   return persisted;
 }
 

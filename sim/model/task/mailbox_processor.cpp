@@ -130,16 +130,9 @@ void StreamTask::progress(int id) {
   if (next >= 0) {
     const int c = s.inputs[static_cast<std::size_t>(next)];
     Channel& ch = chan(c);
-    const Buffer b = ch.received.front();
-    ch.received.pop_front();
-    network().note_received(ch);
+    const Buffer b = network().take_received(ch);
     switch (b.kind) {
       case Buffer::Kind::data: {
-        ch.received_bytes -= b.bytes;
-        ch.drained_bytes += b.bytes;
-        network().occupancy_change(ch, -1);
-        ch.sojourn_total += static_cast<double>(sim_.now() - b.enqueued);
-        ++ch.consumed;
         s.records_in += b.records;
         s.bytes_since_checkpoint += b.bytes;
         s.sample.records_in += b.records;

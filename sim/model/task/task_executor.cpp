@@ -261,7 +261,7 @@ void TaskExecutor::maybe_end_input(int id) {
   const Subtask& s = at(id);
   if (s.inputs.empty() || s.finished_inputs < static_cast<int>(s.inputs.size())) return;
   for (int c : s.inputs)
-    if (!channel(c).received.empty()) return;  // data before the EndOfPartition is still read
+    if (channel(c).received_size() > 0) return;  // data before the EndOfPartition is still read
   end_input(id);
 }
 
@@ -296,37 +296,46 @@ std::optional<TaskExecutor::ChannelStats> TaskExecutor::channel_stats(TaskRef fr
   for (int c : at(q).inputs) {
     const Channel& ch = channel(c);
     if (ch.producer != p) continue;
-    ChannelStats st{ch.backlog, static_cast<int>(ch.received.size()), ch.credits,
+    ChannelStats st{ch.backlog, static_cast<int>(ch.received_size()), ch.credits,
                     ch.floating, ch.blocked, ch.local};
-    for (const Buffer& b : ch.subpartition) {
-      if (b.kind == Buffer::Kind::data) st.backlog_bytes += b.bytes;
-      if (b.kind == Buffer::Kind::barrier) st.barrier_queued = true;
+    for (const NetworkBuffer& b : network_.subpartition(ch)) {
+      if (b.is_data()) st.backlog_bytes += b.bytes;
+      if (b.kind() == Buffer::Kind::barrier) st.barrier_queued = true;
     }
     return st;
   }
   return std::nullopt;
 }
 
-std::optional<TaskExecutor::ChannelQueueStats> TaskExecutor::channel_queue_stats(TaskRef from,
-                                                                              TaskRef to) const {
+int TaskExecutor::channel_between(TaskRef from, TaskRef to) const {
   const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
   const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
-  for (int c : at(q).inputs) {
-    const Channel& ch = channel(c);
-    if (ch.producer != p) continue;
-    const double now = static_cast<double>(sim_.now());
-    const double integral = ch.occupancy_integral +
-                            static_cast<double>(ch.occupancy) *
-                                (now - static_cast<double>(ch.occupancy_since));
-    ChannelQueueStats st;
-    st.consumed = ch.consumed;
-    st.mean_sojourn_seconds =
-        ch.consumed > 0 ? ch.sojourn_total / static_cast<double>(ch.consumed) / 1e9 : 0;
-    st.mean_buffers = now > 0 ? integral / now : 0;
-    st.throughput_per_second = now > 0 ? static_cast<double>(ch.consumed) / (now / 1e9) : 0;
-    return st;
-  }
-  return std::nullopt;
+  for (int c : at(q).inputs)
+    if (channel(c).producer == p) return c;
+  return -1;
+}
+
+bool TaskExecutor::track_channel_queue(TaskRef from, TaskRef to) {
+  const int c = channel_between(from, to);
+  if (c >= 0) network_.track_queue(c);
+  return c >= 0;
+}
+
+std::optional<TaskExecutor::ChannelQueueStats> TaskExecutor::channel_queue_stats(TaskRef from,
+                                                                              TaskRef to) const {
+  const int c = channel_between(from, to);
+  const QueueStatistics* q = c >= 0 ? network_.queue_statistics(c) : nullptr;
+  if (!q) return std::nullopt;
+  const double now = static_cast<double>(sim_.now() - q->since);
+  const double integral = q->occupancy_integral + static_cast<double>(q->occupancy) *
+                                                      static_cast<double>(sim_.now() - q->occupancy_since);
+  ChannelQueueStats st;
+  st.consumed = q->consumed;
+  st.mean_sojourn_seconds =
+      q->consumed > 0 ? q->sojourn_total / static_cast<double>(q->consumed) / 1e9 : 0;
+  st.mean_buffers = now > 0 ? integral / now : 0;
+  st.throughput_per_second = now > 0 ? static_cast<double>(q->consumed) / (now / 1e9) : 0;
+  return st;
 }
 
 std::int64_t TaskExecutor::records_in_flight() const {
@@ -337,8 +346,9 @@ std::int64_t TaskExecutor::records_in_flight() const {
         total += g.written - std::accumulate(g.taken.begin(), g.taken.end(), std::int64_t{0});
   for (const Channel& c : network_.channels_) {
     total += c.open_records;
-    for (const Buffer& b : c.subpartition) total += b.records;
-    for (const Buffer& b : c.received) total += b.records;
+    for (const ConstChannelQueue& q : {network_.received(c), network_.subpartition(c)})
+      for (const NetworkBuffer& b : q)
+        if (b.is_data()) total += b.records;
   }
   return total;  // a buffer being processed already counts as received
 }
@@ -347,7 +357,7 @@ std::int64_t TaskExecutor::buffer_size(TaskRef from, TaskRef to) const {
   const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
   const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
   for (int c : at(q).inputs)
-    if (channel(c).producer == p) return channel(c).buffer_size;
+    if (channel(c).producer == p) return network_.buffer_size(channel(c));
   return 0;
 }
 
@@ -368,7 +378,7 @@ void TaskExecutor::flush_partial_samples(const std::vector<int>& ids) {
     s.sample.start = s.sample_start;
     s.sample.period = covered;
     s.sample.input_buffers = 0;
-    for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(channel(c).received.size());
+    for (int c : s.inputs) s.sample.input_buffers += static_cast<int>(channel(c).received_size());
     s.sample.output_buffers = s.partition_buffers;
     observer_.task_sample(sim_.now(), {s.vertex, s.index, s.attempt}, s.sample);
     s.sample = TaskSample{};

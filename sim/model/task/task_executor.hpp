@@ -160,8 +160,11 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
     bool barrier_queued = false;      // a barrier is in the subpartition
   };
   std::optional<ChannelStats> channel_stats(TaskRef from, TaskRef to) const;
-  // Queueing statistics of a channel since the start of the run (data buffers from entering the
-  // subpartition to being consumed): for Little's law and queueing oracles.
+  // Queueing statistics of a channel since track_channel_queue (data buffers from entering the
+  // subpartition to being consumed): for Little's law and queueing oracles. Only tracked
+  // channels keep them (a channel has no room for them otherwise); tracking starts after
+  // deploy(), and false if there is no such channel.
+  bool track_channel_queue(TaskRef from, TaskRef to);
   struct ChannelQueueStats {
     std::int64_t consumed = 0;
     double mean_sojourn_seconds = 0;
@@ -169,6 +172,7 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
     double throughput_per_second = 0;
   };
   std::optional<ChannelQueueStats> channel_queue_stats(TaskRef from, TaskRef to) const;
+  int channel_between(TaskRef from, TaskRef to) const;  // its index, or -1
   bool back_pressured(TaskRef task) const;
   // Network statistics (for tests and benchmarks).
   std::uint64_t buffers_transferred() const { return network_.buffers_transferred(); }

@@ -51,7 +51,7 @@ void StreamTask::account(Subtask& s) {
     s.accounted_until = until;
     if (until == sample_end) {
       int input_buffers = 0;
-      for (int c : s.inputs) input_buffers += static_cast<int>(chan(c).received.size());
+      for (int c : s.inputs) input_buffers += static_cast<int>(chan(c).received_size());
       close_sample(s, input_buffers, s.partition_buffers);
     }
   }
