@@ -74,6 +74,11 @@ inline model::Scenario scale(int parallelism, double megabytes_per_second, std::
   s.flink.checkpointing.interval = core::seconds(10);
   s.cluster.slots_per_taskmanager = kSlotsPerTaskManager;
   s.cluster.taskmanagers = (parallelism + kSlotsPerTaskManager - 1) / kSlotsPerTaskManager;
+  // TaskManagers of 8 GiB (taskmanager.memory.process.size), about 700 MiB of network memory:
+  // with Flink's default size (1,728 MiB, 128 MiB of network memory) four slots of 125-way
+  // exchanges do not get their required buffers and the deployment fails ("Insufficient number
+  // of network buffers").
+  s.flink.memory.process_size = std::int64_t{8} << 30;
   model::VertexSpec source;
   source.name = "Source";
   source.parallelism = parallelism;
