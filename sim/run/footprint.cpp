@@ -10,7 +10,7 @@
 namespace ckptsim::run {
 namespace {
 
-constexpr std::int64_t kBytesPerChannel = 1024;   // ~730 measured, with headroom
+constexpr std::int64_t kBytesPerChannel = 1024;   // 430-550 measured, with headroom
 constexpr std::int64_t kBytesPerSubtask = 16384;  // the subtask record, its gates and stats
 constexpr std::int64_t kBytesPerSample = 128;     // one time-series row of one subtask
 constexpr std::int64_t kBaseBytes = 64 << 20;     // the program, the log, the REST history
