@@ -19,7 +19,7 @@
 
 namespace ckptsim::model {
 
-// 64 bytes, one cache line: what an idle channel costs (issue 17, item 4). The queued buffers
+// 64 bytes, a cache line's size: what an idle channel costs (issue 17, item 4). The queued buffers
 // live in the network's BufferArena; the buffer size is the consumer's (BufferDebloater
 // announces one size to all its channels, Network::buffer_size); the queueing statistics are
 // kept only for tracked channels (QueueStatistics).

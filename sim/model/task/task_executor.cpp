@@ -291,20 +291,16 @@ void TaskExecutor::finish_subtask(int id) {
 
 std::optional<TaskExecutor::ChannelStats> TaskExecutor::channel_stats(TaskRef from,
                                                                     TaskRef to) const {
-  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
-  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
-  for (int c : at(q).inputs) {
-    const Channel& ch = channel(c);
-    if (ch.producer != p) continue;
-    ChannelStats st{ch.backlog, static_cast<int>(ch.received_size()), ch.credits,
-                    ch.floating, ch.blocked, ch.local};
-    for (const NetworkBuffer& b : network_.subpartition(ch)) {
-      if (b.is_data()) st.backlog_bytes += b.bytes;
-      if (b.kind() == Buffer::Kind::barrier) st.barrier_queued = true;
-    }
-    return st;
+  const int c = channel_between(from, to);
+  if (c < 0) return std::nullopt;
+  const Channel& ch = channel(c);
+  ChannelStats st{ch.backlog, static_cast<int>(ch.received_size()), ch.credits,
+                  ch.floating, ch.blocked, ch.local};
+  for (const NetworkBuffer& b : network_.subpartition(ch)) {
+    if (b.is_data()) st.backlog_bytes += b.bytes;
+    if (b.kind() == Buffer::Kind::barrier) st.barrier_queued = true;
   }
-  return std::nullopt;
+  return st;
 }
 
 int TaskExecutor::channel_between(TaskRef from, TaskRef to) const {
@@ -354,11 +350,8 @@ std::int64_t TaskExecutor::records_in_flight() const {
 }
 
 std::int64_t TaskExecutor::buffer_size(TaskRef from, TaskRef to) const {
-  const int p = vertex_first_[static_cast<std::size_t>(from.vertex)] + from.subtask;
-  const int q = vertex_first_[static_cast<std::size_t>(to.vertex)] + to.subtask;
-  for (int c : at(q).inputs)
-    if (channel(c).producer == p) return network_.buffer_size(channel(c));
-  return 0;
+  const int c = channel_between(from, to);
+  return c < 0 ? 0 : network_.buffer_size(channel(c));
 }
 
 void TaskExecutor::flush_samples() {
