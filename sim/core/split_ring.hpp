@@ -27,7 +27,10 @@ class SlotArena {
       return block;
     }
     const std::size_t block = slots_.size();
-    assert(block + (std::size_t{1} << log2) <= std::size_t{0xffffffff});
+    // Blocks are named by 32 bits: 64 GiB of 16-byte slots. A run that queues more fails
+    // cleanly (the command reports it) instead of wrapping an index.
+    if (block + (std::size_t{1} << log2) > std::size_t{0xffffffff})
+      throw std::length_error("the queued buffers exceed 2^32 slots");
     slots_.resize(block + (std::size_t{1} << log2));
     return static_cast<std::uint32_t>(block);
   }

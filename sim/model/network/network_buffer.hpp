@@ -5,6 +5,7 @@
 // (buffer.hpp) when it reads it.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 
 #include "sim/model/network/buffer.hpp"
@@ -19,6 +20,7 @@ struct NetworkBuffer {
   // A data buffer holds at most a segment (at most 1 gb, an int in Flink) of records of at
   // least 1 byte each, so both counts fit.
   static NetworkBuffer data(std::int64_t bytes, std::int64_t records, SimTime born) {
+    assert(bytes > 0 && bytes <= INT32_MAX && records >= 0 && records <= INT32_MAX);
     return {born, static_cast<std::int32_t>(bytes), static_cast<std::int32_t>(records)};
   }
   static NetworkBuffer event(Buffer::Kind kind, int index) {

@@ -201,9 +201,7 @@ bool Network::append_to_builder(int channel, std::int64_t records, std::int64_t 
       open_bytes = 0;
       c.open_born = 0;
     }
-    c.open_records = static_cast<std::int32_t>(open_records);
-    c.open_bytes = static_cast<std::int32_t>(open_bytes);
-    add_to_subpartition(channel, b);
+    add_to_subpartition(channel, b);  // reads nothing of the builder
   }
   c.open_records = static_cast<std::int32_t>(open_records);
   c.open_bytes = static_cast<std::int32_t>(open_bytes);
