@@ -87,14 +87,17 @@ TEST_CASE("the benchmarks' shapes agree in both network modes", "[equivalence]")
       CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
     }
   }
-  {
-    model::Scenario s = bench::production(300);
+  // P = 32 is the shape hybrid is for. At P = 8 and 16 the flushes of the few input channels
+  // land on either side of a look, and the Sink's records per period swing by a few flushes:
+  // hybrid skips them as lumps (HybridNetwork::steady).
+  for (const int p : {32, 16, 8}) {
+    model::Scenario s = bench::production(300, p);
     s.sample_period = core::kSecond;
     const ModeRuns r = run_both(s);
-    INFO("production, 5 min");
+    INFO("production P=" << p << ", 5 min");
     CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
-    // The shape hybrid is for: most of its time is steady. Looks every 200 ms leave little more
-    // than the checkpoints themselves to run buffer by buffer (whole seconds left 48 s of 60).
+    // Most of its time is steady. Looks every 200 ms leave little more than the checkpoints
+    // themselves to run buffer by buffer (whole seconds left 48 s of 60).
     CHECK(r.hybrid.network_skipped > core::seconds(280));
     CHECK(r.hybrid.events_executed * 10 < r.exact.events_executed);
   }
