@@ -46,7 +46,7 @@ def load(path):
 
 def steps(lo, hi):
     """The range widened to the nearest 1-2-5 steps, so the data fills the plot."""
-    grid = [m * 10.0 ** e for e in range(-3, 7) for m in (1, 2, 5)]
+    grid = [m * 10.0 ** e for e in range(-6, 7) for m in (1, 2, 5)]
     return max(g for g in grid if g <= lo * 1.0001), min(g for g in grid if g >= hi * 0.9999)
 
 
