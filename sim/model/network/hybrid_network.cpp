@@ -234,10 +234,11 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
       else
         flushes += bytes * static_cast<double>(timeout) / static_cast<double>(p) / record_size;
     }
-    // What the periods show: the largest difference of a period's records from the mean, where
-    // it is beyond the 1 % allowed below. Flushes that land on one side of a look or the other
-    // move records between periods; where their busy time stays within a sample's tolerance
-    // they are lumps too.
+    // What the periods show: the largest difference of a period's records from the mean
+    // (`shown`), and the same where it is beyond the 1 % allowed below (`swing`). Flushes that
+    // land on one side of a look or the other move records between periods, and back in the
+    // next: where their busy time stays within a sample's tolerance they are lumps too.
+    double shown = 0;
     double swing = 0;
     for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
       const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
@@ -245,12 +246,19 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
         const double off = std::abs(
             static_cast<double>(looks_[k].subtasks[i].*field - looks_[k - 1].subtasks[i].*field) -
             mean);
+        shown = std::max(shown, off);
         if (off > mean / 100) swing = std::max(swing, off);
       }
     }
     if (swing <= lumps + flushes) lumps = std::max(lumps, swing);
-    const double lump_time = lumps * static_cast<double>(vertex(consumer).cost_per_record);
+    const auto cost = static_cast<double>(vertex(consumer).cost_per_record);
+    const double lump_time = lumps * cost;
     if (lump_time > static_cast<double>(sample_tolerance)) return false;
+    // The thread times may swing with the records the periods show (and one more, being
+    // processed at a look), within a sample's tolerance.
+    double swing_time = std::max(static_cast<double>(tolerance) / 2, lump_time);
+    if ((shown + 1) * cost <= static_cast<double>(sample_tolerance))
+      swing_time = std::max(swing_time, (shown + 1) * cost);
     for (std::size_t k = from + 1; k < looks_.size(); ++k) {
       const SubtaskLook& a = looks_[k - 1].subtasks[i];
       const SubtaskLook& b = looks_[k].subtasks[i];
@@ -265,9 +273,7 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
       for (const auto field :
            {&SubtaskLook::busy, &SubtaskLook::back_pressured, &SubtaskLook::idle}) {
         const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
-        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) >
-            std::max(static_cast<double>(tolerance) / 2, lump_time))
-          return false;
+        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) > swing_time) return false;
       }
       for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
         const double mean = static_cast<double>(r1.*field - r0.*field) / periods;

@@ -9,13 +9,13 @@
 // compared; no saturated subtask (one paces the buffers behind it one by one, and a queue filling
 // up has one); the periods grown like the reference, three sample periods' worth of look periods
 // that were alike (each subtask's busy, back-pressured and idle time within 0.5 ms/s of their
-// mean, records within 1 % or the lumps below, queued buffers within one), taken at least a
-// sample period after a disturbance; after a disturbance such as a checkpoint, one period like
-// the reference is enough; and no busy time that could swing by more than 1 ms/s between periods
-// for what the periods do not show (a reading step or a filling channel whose lumps beat with the
-// period, one record more or less) or do show (flushes landing on either side of a look, up to a
-// flush per input channel). Then the next k periods, up to the first pending event that
-// is not data moving (a checkpoint trigger, an RPC, an upload, a timeline action, the end of the
+// mean or the lumps' time, records within 1 % or the lumps below, queued buffers within one),
+// taken at least a sample period after a disturbance; after a disturbance such as a
+// checkpoint, one period like the reference is enough; and no busy time that could swing by
+// more than 1 ms/s between periods for what the periods do not show (a reading step or a
+// filling channel whose lumps beat with the period, one record more or less) or do show
+// (flushes landing on either side of a look, up to a flush per input channel). Then the next k
+// periods, up to the first pending event that is not data moving (a checkpoint trigger, an RPC, an upload, a timeline action, the end of the
 // run), are skipped: every counter grows k times the reference's mean growth per period, the
 // open samples get the mean per period and close at the sample boundaries, the end-to-end
 // latency histogram gets the mean records, and the data in flight and the pending data events
