@@ -718,3 +718,48 @@ TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentAfterProcessingBarrier
   CHECK_FALSE(h.tasks.channel_stats(kSource0, kSink)->blocked);
   CHECK_FALSE(h.tasks.channel_stats(kSource1, kSink)->blocked);
 }
+
+// BufferDebloater.recalculateBufferSize announces the new size to every upstream channel of the
+// gate. Source(2) -rescale-> Sink(4): source 1's channels go to sinks 2 and 3 at positions 0 and
+// 1 of its output group, not at the sinks' indexes (Network::output_of finds them by scanning
+// the group). Each gets its sink's size, and the round robin (RescalePartitioner) goes on.
+TEST_CASE("BufferDebloater: a rescale writer whose channels are not in consumer order fills "
+          "each channel at its sink's announced size and keeps its round robin",
+          "[conformance][network]") {
+  Scenario s;
+  s.cluster.taskmanagers = 6;
+  s.cluster.slots_per_taskmanager = 1;
+  s.cluster.deploy_time = core::milliseconds(10);
+  s.cluster.rpc_latency = model::LatencyDistribution::fixed(0);
+  s.flink.debloat_enabled = true;
+  s.flink.buffer_timeout = -1;  // buffers go out full: of the size the sink announced
+  VertexSpec source;
+  source.name = "Source";
+  source.parallelism = 2;
+  source.records_per_second = 200;
+  source.record_size = 100;
+  VertexSpec sink;
+  sink.name = "Sink";
+  sink.parallelism = 4;
+  sink.input = "Source";
+  sink.ship = ShipStrategy::rescale;
+  // 20 kB/s while it has input: the debloater's 1 s target asks for buffers of about 20 kB,
+  // which fill in about 2 s at 10 kB/s per channel.
+  sink.cost_per_record = core::milliseconds(5);
+  s.job.vertices = {source, sink};
+  Harness h(std::move(s));
+  const TaskRef source1{0, 1, 0};
+  REQUIRE(h.tasks.track_channel_queue(source1, {1, 2, 0}));
+  REQUIRE(h.tasks.track_channel_queue(source1, {1, 3, 0}));
+  CHECK_FALSE(h.tasks.channel_stats(source1, {1, 0, 0}));  // rescale: sinks 0 and 1 are source 0's
+  h.run_for(core::seconds(30));
+  for (const int sink_index : {2, 3})
+    CHECK(h.tasks.buffer_size(source1, {1, sink_index, 0}) < 24 * 1024);  // announced
+  // The round robin alternates between its two channels, which consumed alike.
+  const auto a = h.tasks.channel_queue_stats(source1, {1, 2, 0})->consumed;
+  const auto b = h.tasks.channel_queue_stats(source1, {1, 3, 0})->consumed;
+  CHECK(a >= 12);
+  CHECK(std::abs(a - b) <= 1);
+  CHECK(h.tasks.total_source_position() ==
+        h.tasks.records_received_by_sinks() + h.tasks.records_in_flight());
+}
