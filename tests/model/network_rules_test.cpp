@@ -726,27 +726,17 @@ TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentAfterProcessingBarrier
 TEST_CASE("BufferDebloater: a rescale writer whose channels are not in consumer order fills "
           "each channel at its sink's announced size and keeps its round robin",
           "[conformance][network]") {
-  Scenario s;
+  Scenario s = two_sources_one_sink();
   s.cluster.taskmanagers = 6;
-  s.cluster.slots_per_taskmanager = 1;
-  s.cluster.deploy_time = core::milliseconds(10);
-  s.cluster.rpc_latency = model::LatencyDistribution::fixed(0);
   s.flink.debloat_enabled = true;
   s.flink.buffer_timeout = -1;  // buffers go out full: of the size the sink announced
-  VertexSpec source;
-  source.name = "Source";
-  source.parallelism = 2;
-  source.records_per_second = 200;
-  source.record_size = 100;
-  VertexSpec sink;
-  sink.name = "Sink";
+  s.job.vertices[0].records_per_second = 200;
+  VertexSpec& sink = s.job.vertices[1];
   sink.parallelism = 4;
-  sink.input = "Source";
   sink.ship = ShipStrategy::rescale;
   // 20 kB/s while it has input: the debloater's 1 s target asks for buffers of about 20 kB,
   // which fill in about 2 s at 10 kB/s per channel.
   sink.cost_per_record = core::milliseconds(5);
-  s.job.vertices = {source, sink};
   Harness h(std::move(s));
   const TaskRef source1{0, 1, 0};
   REQUIRE(h.tasks.track_channel_queue(source1, {1, 2, 0}));
