@@ -235,9 +235,10 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
         flushes += bytes * static_cast<double>(timeout) / static_cast<double>(p) / record_size;
     }
     // What the periods show: the largest difference of a period's records from the mean
-    // (`shown`), and the same where it is beyond the 1 % allowed below (`swing`). Flushes that
-    // land on one side of a look or the other move records between periods, and back in the
-    // next: where their busy time stays within a sample's tolerance they are lumps too.
+    // (`shown`), and the same where it is beyond 1 % of the mean (`swing`). Flushes that land on
+    // one side of a look or the other move records between periods, and back in the next: up to
+    // a flush per input channel, and where their busy time stays within a sample's tolerance,
+    // they are lumps too.
     double shown = 0;
     double swing = 0;
     for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
@@ -250,7 +251,9 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
         if (off > mean / 100) swing = std::max(swing, off);
       }
     }
-    if (swing <= lumps + flushes) lumps = std::max(lumps, swing);
+    // Records within 1 % of the mean or the lumps: a swing no flushes explain is not steady.
+    if (swing > lumps + flushes) return false;
+    lumps = std::max(lumps, swing);
     const auto cost = static_cast<double>(vertex(consumer).cost_per_record);
     const double lump_time = lumps * cost;
     if (lump_time > static_cast<double>(sample_tolerance)) return false;
@@ -268,17 +271,11 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
       // and no timer keeps it through a skip. Nor is a queue filling up steady, however slowly.
       if ((b.idle - a.idle) * 100 < p) return false;
       // Thread times within half the tolerance of the reference's mean (so the periods are
-      // within the tolerance of one another) or the lumps' time, records within 1 % or the
-      // lumps.
+      // within the tolerance of one another) or swing_time.
       for (const auto field :
            {&SubtaskLook::busy, &SubtaskLook::back_pressured, &SubtaskLook::idle}) {
         const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
         if (std::abs(static_cast<double>(b.*field - a.*field) - mean) > swing_time) return false;
-      }
-      for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
-        const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
-        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) > std::max(lumps, mean / 100))
-          return false;
       }
     }
     // Queues that hold their length.
