@@ -14,6 +14,13 @@ class EventHandler {
  public:
   virtual ~EventHandler() = default;
   virtual void on_event(std::uint32_t kind, std::uint64_t arg) = 0;
+  // Whether an event of `kind` is quiet: it changes no rate, cost or thread of what the
+  // simulation models, only bookkeeping elsewhere (a model that skips steady periods need not
+  // wait for the job to settle after it). Whatever it sets off must show on its own.
+  virtual bool quiet(std::uint32_t kind) const {
+    (void)kind;
+    return false;
+  }
 };
 
 class Simulation {

@@ -221,6 +221,9 @@ class CheckpointCoordinator final : public core::EventHandler,
   void complete_master_step(std::size_t index, bool failed);
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  // Finalizing a completed checkpoint is JobManager bookkeeping; the notifications it sends
+  // arrive as the TaskExecutor's events. (Triggering and expiring are not quiet.)
+  bool quiet(std::uint32_t kind) const override { return kind == kFinalized; }
 
  private:
   struct PendingCheckpoint;

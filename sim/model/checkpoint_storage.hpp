@@ -40,6 +40,8 @@ class CheckpointStorage final : public core::EventHandler {
   double bandwidth_per_upload() const;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  // Uploads share the storage's bandwidth, not the network's or a task thread.
+  bool quiet(std::uint32_t) const override { return true; }
 
  private:
   enum Event : std::uint32_t { kLatencyDone, kFinish };

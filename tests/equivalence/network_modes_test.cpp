@@ -117,7 +117,9 @@ TEST_CASE("the benchmarks' shapes agree in both network modes", "[equivalence]")
     const ModeRuns r = run_both(s);
     INFO("scale P=32, 10 MB/s, 1 min");
     CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
-    CHECK(r.hybrid.network_skipped > core::seconds(30));
+    // A checkpoint's completion (uploads, acknowledgements, notifications) is quiet: hybrid
+    // skips again in the period after it (45 s skipped when it waited for the job to settle).
+    CHECK(r.hybrid.network_skipped > core::milliseconds(46500));
   }
 }
 

@@ -64,6 +64,8 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
   const SyncPhase& sync_phase(int id) const { return sync_phases_[static_cast<std::size_t>(id)]; }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  // An acknowledgement travels to the JobManager; the task's thread is done with it.
+  bool quiet(std::uint32_t kind) const override { return kind == kAckArrives; }
 
  private:
   enum Event : std::uint32_t { kSyncDone, kAckArrives, kOutputTimer, kPrepareThrew };

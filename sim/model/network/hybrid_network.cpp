@@ -127,6 +127,8 @@ HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
     const Subtask& s = sub(id);
     SubtaskLook& t = l.subtasks[static_cast<std::size_t>(id)];
     t.attempt = s.attempt;
+    t.checkpoint = s.last_checkpoint_taken;
+    t.mail = s.mail_started;
     // What the samples add up to: the closed ones, the open one and the time since it was last
     // accounted.
     t.busy = s.closed_samples.busy + s.sample.busy;
@@ -306,6 +308,7 @@ std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
   // Up to the first pending event that is not data moving; every data event must still come
   // before it once moved (a ticking timer up to one tick more than the clock).
   SimTime first_other = core::kNever;
+  SimTime first_disturbance = core::kNever;
   SimTime last_data = sim_.now();
   const auto* tasks = static_cast<const core::EventHandler*>(&x_.tasks());
   const auto* net = static_cast<const core::EventHandler*>(&x_.network());
@@ -314,13 +317,18 @@ std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
                       (target == net && Network::moves_data(kind));
     if (data)
       last_data = std::max(last_data, t);
-    else if (target != this)
+    else if (target != this) {
       first_other = std::min(first_other, t);
+      if (!target->quiet(kind)) first_disturbance = std::min(first_disturbance, t);
+    }
   });
   // Something other than data moving happened since the last look (it ran or was cancelled):
-  // the periods before it say nothing about the ones after.
-  if (next_other_ <= sim_.now()) disturbed_at_ = std::max(disturbed_at_, next_other_);
-  next_other_ = first_other;
+  // the periods before it say nothing about the ones after. A quiet event (an upload, an
+  // acknowledgement, a notification) is not such a thing, only what it sets off at a subtask,
+  // which the looks see (on_event).
+  if (next_disturbance_ <= sim_.now())
+    disturbed_at_ = std::max(disturbed_at_, next_disturbance_);
+  next_disturbance_ = first_disturbance;
   *limit = first_other;
   Duration tick = std::max<Duration>(0, scenario_.flink.buffer_timeout);
   for (const Subtask& s : x_.subtasks_) tick = std::max(tick, s.step_period);
@@ -427,6 +435,18 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
 void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
   if (kind != kLook) return;
   Look current = look(looks_.empty() ? nullptr : &looks_.back());
+  // A subtask that took a checkpoint or started a mail since the last look was disturbed
+  // (the events that set it off may have been quiet, or come and gone between looks).
+  if (!looks_.empty() && looks_.back().subtasks.size() == current.subtasks.size()) {
+    for (std::size_t i = 0; i < current.subtasks.size(); ++i) {
+      const SubtaskLook& a = looks_.back().subtasks[i];
+      const SubtaskLook& b = current.subtasks[i];
+      if (a.checkpoint != b.checkpoint || a.mail != b.mail) {
+        disturbed_at_ = sim_.now();
+        break;
+      }
+    }
+  }
   if (looks_.size() == reference_periods() + 1) looks_.erase(looks_.begin());
   if (!looks_.empty()) keep_counters_at_sample_boundary(looks_.back());
   looks_.push_back(std::move(current));
@@ -434,7 +454,7 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     // Not steady now: no window holding this look is, and a new one starts after it (what
     // ran before needs no more tracking).
     disturbed_at_ = sim_.now();
-    next_other_ = core::kNever;
+    next_disturbance_ = core::kNever;
     sim_.schedule_in(period(), this, kLook);
     return;
   }

@@ -5,7 +5,9 @@
 // It looks at the job every look period (period(): 200 ms with Flink's defaults, a divisor of the
 // sample period). A skip needs: nothing but data moving (no barrier or cancel marker queued or
 // being aligned, no mail, lock or stall on a thread, every subtask RUNNING, no connector, fixed
-// arrivals and costs, no buffer debloating); nothing else having happened in the periods compared;
+// arrivals and costs, no buffer debloating); nothing else having happened in the periods compared
+// (a quiet event, core::EventHandler::quiet, such as a checkpoint's upload or notification, does
+// not count; a checkpoint taken or a mail started at a subtask does);
 // no saturated subtask (one paces the buffers behind it one by one, and a queue filling up has
 // one); the periods grown like the reference, three sample periods' worth of look periods that were
 // alike (each subtask's busy, back-pressured and idle time within 0.5 ms/s of their mean or of the
@@ -50,6 +52,10 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
  private:
   struct SubtaskLook {
     int attempt = -1;
+    // What other than data moving shows at the subtask: the last checkpoint it took and when
+    // its last mail started (a look that finds either changed follows a disturbance).
+    std::int64_t checkpoint = -1;
+    SimTime mail = 0;
     Duration busy = 0, back_pressured = 0, idle = 0;
     std::int64_t records_in = 0, records_out = 0;
     int input_buffers = 0, output_buffers = 0;
@@ -113,8 +119,9 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
 
   std::vector<Look> looks_;            // the last reference_periods() + 1, oldest first
   std::vector<Look> reference_;        // the first and last look of the last periods alike
-  SimTime disturbed_at_ = -1;           // the last time something other than data moving happened
-  SimTime next_other_ = core::kNever;  // the first such event pending at the last look
+  SimTime disturbed_at_ = -1;  // the last time something other than data moving happened
+  // The first pending event at the last look that is neither data moving nor quiet.
+  SimTime next_disturbance_ = core::kNever;
   mutable std::size_t counts_size_ = 0;  // of the last look's counters (their next reserve)
   mutable std::size_t sums_size_ = 0;
   Duration skipped_ = 0;

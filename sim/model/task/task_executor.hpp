@@ -234,6 +234,9 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   bool is_source_task(int vertex) const override;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  // notifyCheckpointComplete/Aborted: a mail it runs on the task's thread shows on its own
+  // (HybridNetwork's looks see the mail start).
+  bool quiet(std::uint32_t kind) const override { return kind == kNotifyArrives; }
 
  private:
   enum Event : std::uint32_t { kTriggerArrives, kNotifyArrives, kStateTransition, kConnectorFailed,
