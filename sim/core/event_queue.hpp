@@ -159,9 +159,9 @@ class EventQueue {
     }
   }
 
-  // Moves every live event earlier than `limit` later, each by delay(target, kind, arg), keeping
-  // its EventId and, among equal times, its order (they are taken out in pop order and put back
-  // in that order).
+  // Moves every live event earlier than `limit` later, each by delay(time, target, kind, arg),
+  // keeping its EventId and, among equal times, its order (they are taken out in pop order and
+  // put back in that order).
   template <class F>
   void delay_before(SimTime limit, F&& delay) {
     std::vector<Entry> moved;
@@ -172,7 +172,7 @@ class EventQueue {
       --live_;
     }
     for (Entry e : moved) {
-      e.key = to_key(from_key(e.key) + delay(e.target, e.kind, e.arg));
+      e.key = to_key(from_key(e.key) + delay(from_key(e.key), e.target, e.kind, e.arg));
       if (e.key < floor_) lower_floor(e.key);  // settle() may have peeked past it
       place(e);
       ++live_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "sim/core/event_queue.hpp"
 #include "sim/core/time.hpp"
@@ -86,12 +87,20 @@ class Simulation {
   template <class F>
   void for_each_pending(F&& f) const { queue_.for_each_live(f); }
   // Moves the clock `by` later and every pending event earlier than `limit` with it, each by
-  // delay(target, kind, arg) (a period the caller accounts for without running it); `by` must
-  // keep the clock within horizon().
+  // delay(time, target, kind, arg) (a period the caller accounts for without running it); `by`
+  // must keep the clock within horizon(). An event moved to before the new clock would make time
+  // run backwards: std::logic_error.
   template <class F>
   void skip(Duration by, SimTime limit, F&& delay) {
-    queue_.delay_before(limit, delay);
-    now_ += by;
+    const SimTime clock = now_ + by;
+    queue_.delay_before(limit, [&](SimTime at, const EventHandler* target, std::uint32_t kind,
+                                   std::uint64_t arg) {
+      const Duration d = delay(at, target, kind, arg);
+      if (at + d < clock)
+        throw std::logic_error("Simulation::skip: an event would run before the clock");
+      return d;
+    });
+    now_ = clock;
   }
 
   std::size_t pending() const { return queue_.size(); }

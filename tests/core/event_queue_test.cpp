@@ -405,7 +405,8 @@ TEST_CASE("delay_before moves the events before a limit, keeping their ids and o
 
     const SimTime limit = clock + rng.uniform_int(1, 400000);
     const auto delay = [](std::uint64_t arg) { return SimTime{1000} + static_cast<SimTime>(arg % 3) * 7; };
-    q.delay_before(limit, [&](const EventHandler*, std::uint32_t, std::uint64_t arg) {
+    q.delay_before(limit, [&](SimTime at, const EventHandler*, std::uint32_t, std::uint64_t arg) {
+      CHECK(at < limit);
       return delay(arg);
     });
     for (Ref& r : live) {  // `live` is in pop order: the moved ones are pushed again in it

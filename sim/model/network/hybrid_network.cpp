@@ -19,9 +19,14 @@ std::int64_t scaled(std::int64_t total, double periods_per_window) {
   return static_cast<std::int64_t>(std::llround(static_cast<double>(total) * periods_per_window));
 }
 
-// `by` rounded to whole ticks of a timer that keeps its phase (tick 0: no timer, `by` itself).
-Duration whole_ticks(Duration by, Duration tick) {
-  return tick > 0 ? (by + tick / 2) / tick * tick : by;
+// How much later a timer that ticks every `tick` and fires next `at` fires next once the clock has
+// moved from `now` to `now + by`: whole ticks, keeping its phase, to its first firing at or after
+// the new clock (tick 0: no timer, `by` itself). Rounding `by` to the nearest tick could put it
+// before the clock.
+Duration whole_ticks(SimTime at, SimTime now, Duration by, Duration tick) {
+  if (tick <= 0) return by;
+  const Duration ahead = now + by - at;  // how far behind the new clock it would be
+  return ahead <= 0 ? 0 : (ahead + tick - 1) / tick * tick;
 }
 }  // namespace
 
@@ -294,14 +299,14 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
   return true;
 }
 
-Duration HybridNetwork::delay_of(const core::EventHandler* target, std::uint32_t kind,
+Duration HybridNetwork::delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
                                  std::uint64_t arg, Duration by) const {
   Duration tick = 0;
   if (target == &x_.tasks() && kind == StreamTask::source_step_event())
     tick = sub(subtask_of(arg)).step_period;
   else if (target == &x_.network() && Network::moves_data(kind))
     tick = scenario_.flink.buffer_timeout;
-  return whole_ticks(by, tick);
+  return whole_ticks(at, sim_.now(), by, tick);
 }
 
 std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
@@ -416,18 +421,23 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
   x_.tasks().end_to_end_latency().add_difference(ref.last->latency, ref.first->latency, factor);
   // The data in flight, the threads' steps and the pending data events move on.
   x_.network().delay_data(by);
-  for (Subtask& s : x_.subtasks_) {
-    // A source's step keeps the phase of its timer (delay_of).
-    const Duration step = s.emission_scheduled ? whole_ticks(by, s.step_period) : by;
-    s.busy_since += step;
-    if (s.read_from >= 0) s.read_from += step;
+  // A source's step moves with its timer, which keeps its phase (delay_of).
+  std::vector<Duration> step_delay(x_.subtasks_.size(), by);
+  sim_.skip(by, limit,
+            [&](SimTime at, const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
+              const Duration d = delay_of(at, target, kind, a, by);
+              if (target == &x_.tasks() && kind == StreamTask::source_step_event())
+                step_delay[static_cast<std::size_t>(subtask_of(a))] = d;
+              return d;
+            });
+  for (std::size_t id = 0; id < x_.subtasks_.size(); ++id) {
+    Subtask& s = x_.subtasks_[id];
+    s.busy_since += step_delay[id];
+    if (s.read_from >= 0) s.read_from += step_delay[id];
     s.processing_started += by;
     if (s.busy) s.processing.born += by;
     s.accounted_until += by;
   }
-  sim_.skip(by, limit, [&](const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
-    return delay_of(target, kind, a, by);
-  });
   skipped_ += by;
   ++skips_;
 }

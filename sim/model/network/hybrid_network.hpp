@@ -103,10 +103,11 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   bool steady(std::size_t from, const Reference& ref) const;
   // The periods that can be skipped from now, up to `limit` (0: none); notes disturbances.
   std::int64_t periods_to_skip(SimTime* limit);
-  // How much later a pending event moves when the clock skips `by`: timers that tick keep
-  // their phase (a source's reading step, the output flusher), the rest moves by `by`.
-  Duration delay_of(const core::EventHandler* target, std::uint32_t kind, std::uint64_t arg,
-                    Duration by) const;
+  // How much later a pending event due `at` moves when the clock skips `by`: timers that tick
+  // keep their phase (a source's reading step, the output flusher) and fire next at or after the
+  // new clock, the rest moves by `by`.
+  Duration delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
+                    std::uint64_t arg, Duration by) const;
   void skip(std::int64_t periods, SimTime limit, const Reference& ref);
   // A look keeps its counters (a million channels' worth in a big job) while it is the newest,
   // and after that only at a sample boundary, where a reference may start.
