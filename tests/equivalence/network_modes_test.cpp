@@ -274,6 +274,13 @@ TEST_CASE("the equivalence check catches what it is there for", "[equivalence]")
     r.end_to_end_latency.p99_ms *= 1.11;
     CHECK(!network_differences(base, r).empty());
   }
+  SECTION("latency mean 6 % up, 4 % down") {
+    run::RunResult r = base;
+    r.end_to_end_latency.mean_ms *= 1.06;
+    CHECK(network_differences(base, r).size() == 1);
+    r.end_to_end_latency.mean_ms = base.end_to_end_latency.mean_ms * 0.96;
+    CHECK(network_differences(base, r).empty());
+  }
   SECTION("3 ms/s more busy time in one sample") {
     run::RunResult r = base;
     r.timeseries[r.timeseries.size() / 2].sample.busy += core::milliseconds(3);
