@@ -474,7 +474,7 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     // The periods of kReferenceSamples sample periods alike become the reference, once the job
     // has settled for a sample period after a disturbance (records that crossed the disturbance
     // wait differently); after a disturbance (a checkpoint), one period that grew as the
-    // reference did is enough to go on.
+    // reference did is enough to go on, for kReferenceLifetime.
     const auto periods = static_cast<std::int64_t>(reference_periods());
     const Reference window{&looks_.front(), &looks_.back(), periods};
     bool go = looks_.size() == reference_periods() + 1 && looks_.front().steady_state &&
@@ -483,7 +483,7 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     if (go) {
       reference_ = {looks_.front(), looks_.back()};
     } else {
-      go = reference_.size() == 2 &&
+      go = reference_.size() == 2 && sim_.now() - reference_[1].at < kReferenceLifetime &&
            steady(looks_.size() - 2, {&reference_[0], &reference_[1], periods});
     }
     if (go) {

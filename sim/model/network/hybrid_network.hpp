@@ -7,23 +7,23 @@
 // being aligned, no mail, lock or stall on a thread, every subtask RUNNING, no connector, fixed
 // arrivals and costs, no buffer debloating); nothing else having happened in the periods compared
 // (a quiet event, core::EventHandler::quiet, such as a checkpoint's upload or notification, does
-// not count; a checkpoint taken or a mail started at a subtask does);
-// no saturated subtask (one paces the buffers behind it one by one, and a queue filling up has
-// one); the periods grown like the reference, three sample periods' worth of look periods that were
-// alike (each subtask's busy, back-pressured and idle time within 0.5 ms/s of their mean or of the
-// time of the records the periods show, records within 1 % or the lumps below, queued buffers
-// within one), taken at least a sample period after a disturbance; after a disturbance such as a
-// checkpoint, one period like the reference is enough; and no busy time that could swing by more
-// than 1 ms/s between periods for what the periods do not show (a reading step or a filling channel
-// whose lumps beat with the period, one record more or less) or do show (flushes landing on either
-// side of a look, up to a flush per input channel). Then the next k periods, up to the first
-// pending event that is not data moving (a checkpoint trigger, an RPC, an upload, a timeline
-// action, the end of the run), are skipped: every counter grows k times the reference's mean growth
-// per period, the open samples get the mean per period and close at the sample boundaries, the
-// end-to-end latency histogram gets the mean records, and the data in flight and the pending data
-// events move k periods later (a source's reading steps and the output flushers by whole ticks, so
-// their phase stays the exact run's). What happens at that event (a barrier behind the queued data,
-// an alignment, a rate change) runs buffer by buffer.
+// not count; a checkpoint taken or a mail started at a subtask does); no saturated subtask (one
+// paces the buffers behind it one by one, and a queue filling up has one); the periods grown like
+// the reference, three sample periods' worth of look periods that were alike (each subtask's busy,
+// back-pressured and idle time within 0.5 ms/s of their mean or of the time of the records the
+// periods show, records within 1 % or the lumps below, queued buffers within one), taken at least a
+// sample period after a disturbance; after a disturbance such as a checkpoint, one period like the
+// reference is enough while the reference is less than kReferenceLifetime old; and no busy time
+// that could swing by more than 1 ms/s between periods for what the periods do not show (a reading
+// step or a filling channel whose lumps beat with the period, one record more or less) or do show
+// (flushes landing on either side of a look, up to a flush per input channel). Then the next k
+// periods, up to the first pending event that is not data moving (a checkpoint trigger, an RPC, an
+// upload, a timeline action, the end of the run), are skipped: every counter grows k times the
+// reference's mean growth per period, the open samples get the mean per period and close at the
+// sample boundaries, the end-to-end latency histogram gets the mean records, and the data in flight
+// and the pending data events move k periods later (a source's reading steps and the output
+// flushers by whole ticks, so their phase stays the exact run's). What happens at that event (a
+// barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
 //
 // Where it is exact: a job whose state repeats every look period gets the exact model's result
 // (up to rounding in the means). tests/equivalence holds both modes to the tolerances of
@@ -76,6 +76,11 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // enough records of a sparse flow.
   static constexpr Duration kShortestLook = 200 * core::kMillisecond;
   static constexpr std::int64_t kReferenceSamples = 3;
+  // A reference older than this is not used after a disturbance: a new one is taken. A few
+  // seconds' latencies can be minutes off what a job with slow beats (timers and buffers that
+  // almost fill) averages: bench's production shape at P = 8 averaged 124.3 ms over an hour,
+  // its first reference 116.4 ms.
+  static constexpr Duration kReferenceLifetime = 10 * core::kMinute;
 
   // The sample period (a second without time series), the length of a look's period, and the
   // periods a reference spans.
