@@ -88,8 +88,9 @@ class Simulation {
   void for_each_pending(F&& f) const { queue_.for_each_live(f); }
   // Moves the clock `by` later and every pending event earlier than `limit` with it, each by
   // delay(time, target, kind, arg) (a period the caller accounts for without running it); `by`
-  // must keep the clock within horizon(). An event moved to before the new clock would make time
-  // run backwards: std::logic_error.
+  // must keep the clock within horizon() and before `limit`. An event moved to before the new
+  // clock would make time run backwards: std::logic_error, after which the simulation is not
+  // usable (some events have moved, the rest are out of the queue).
   template <class F>
   void skip(Duration by, SimTime limit, F&& delay) {
     const SimTime clock = now_ + by;

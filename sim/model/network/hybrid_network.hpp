@@ -22,8 +22,9 @@
 // reference's mean growth per period, the open samples get the mean per period and close at the
 // sample boundaries, the end-to-end latency histogram gets the mean records, and the data in flight
 // and the pending data events move k periods later (a source's reading steps and the output
-// flushers by whole ticks, so their phase stays the exact run's). What happens at that event (a
-// barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
+// flushers by whole ticks, to their first tick at or after the new clock, so their phase stays the
+// exact run's). What happens at that event (a barrier behind the queued data, an alignment, a rate
+// change) runs buffer by buffer.
 //
 // Where it is exact: a job whose state repeats every look period gets the exact model's result
 // (up to rounding in the means). tests/equivalence holds both modes to the tolerances of
@@ -77,8 +78,8 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   static constexpr Duration kShortestLook = 200 * core::kMillisecond;
   static constexpr std::int64_t kReferenceSamples = 3;
   // A reference older than this is not used after a disturbance: a new one is taken. A few
-  // seconds' latencies can be minutes off what a job with slow beats (timers and buffers that
-  // almost fill) averages: bench's production shape at P = 8 averaged 124.3 ms over an hour,
+  // seconds' latencies can be off what a job with slow beats (timers and buffers that almost
+  // fill) averages over minutes: bench/production.yaml at P = 8 averages 124.3 ms over its hour,
   // its first reference 116.4 ms.
   static constexpr Duration kReferenceLifetime = 10 * core::kMinute;
 
