@@ -161,7 +161,7 @@ class EventQueue {
 
   // Moves every live event earlier than `limit` later, each by delay(time, target, kind, arg),
   // keeping its EventId and, among equal times, its order (they are taken out in pop order and
-  // put back in that order).
+  // put back in that order). If delay throws, every event stays where it was.
   template <class F>
   void delay_before(SimTime limit, F&& delay) {
     std::vector<Entry> moved;
@@ -171,11 +171,18 @@ class EventQueue {
       moved.push_back(*read_++);  // as pop(), but the slot stays taken: the EventId holds
       --live_;
     }
-    for (Entry e : moved) {
-      e.key = to_key(from_key(e.key) + delay(from_key(e.key), e.target, e.kind, e.arg));
-      if (e.key < floor_) lower_floor(e.key);  // settle() may have peeked past it
-      place(e);
-      ++live_;
+    std::vector<std::uint64_t> keys;
+    keys.reserve(moved.size());
+    try {
+      for (const Entry& e : moved)
+        keys.push_back(to_key(from_key(e.key) + delay(from_key(e.key), e.target, e.kind, e.arg)));
+    } catch (...) {
+      for (const Entry& e : moved) put_back(e);
+      throw;
+    }
+    for (std::size_t i = 0; i < moved.size(); ++i) {
+      moved[i].key = keys[i];
+      put_back(moved[i]);
     }
   }
 
@@ -195,6 +202,13 @@ class EventQueue {
     std::uint32_t slot;
   };
   static_assert(sizeof(Entry) == 32);
+
+  // An entry taken out by delay_before back in the queue, its slot still taken.
+  void put_back(const Entry& e) {
+    if (e.key < floor_) lower_floor(e.key);  // settle() may have peeked past it
+    place(e);
+    ++live_;
+  }
 
   static constexpr unsigned kDigitBits = 6;
   static constexpr unsigned kWidth = 1U << kDigitBits;  // buckets per level

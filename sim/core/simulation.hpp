@@ -87,13 +87,16 @@ class Simulation {
   template <class F>
   void for_each_pending(F&& f) const { queue_.for_each_live(f); }
   // Moves the clock `by` later and every pending event earlier than `limit` with it, each by
-  // delay(time, target, kind, arg) (a period the caller accounts for without running it); `by`
-  // must keep the clock within horizon() and before `limit`. An event moved to before the new
-  // clock would make time run backwards: std::logic_error, after which the simulation is not
-  // usable (some events have moved, the rest are out of the queue).
+  // delay(time, target, kind, arg) (a period the caller accounts for without running it). A clock
+  // moved backwards, past horizon() or to `limit` or after it (std::invalid_argument), or an event
+  // moved to before the new clock (std::logic_error: time would run backwards), leaves the clock
+  // and every event where they were.
   template <class F>
   void skip(Duration by, SimTime limit, F&& delay) {
     const SimTime clock = now_ + by;
+    if (by < 0 || clock > horizon_ || clock >= limit)
+      throw std::invalid_argument("Simulation::skip: the clock must move forward, before the "
+                                  "limit and within the horizon");
     queue_.delay_before(limit, [&](SimTime at, const EventHandler* target, std::uint32_t kind,
                                    std::uint64_t arg) {
       const Duration d = delay(at, target, kind, arg);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -405,10 +406,26 @@ TEST_CASE("delay_before moves the events before a limit, keeping their ids and o
 
     const SimTime limit = clock + rng.uniform_int(1, 400000);
     const auto delay = [](std::uint64_t arg) { return SimTime{1000} + static_cast<SimTime>(arg % 3) * 7; };
+    // A delay that throws leaves every event where it was (the checks below hold as if it had
+    // not been called).
+    int calls = 0;
+    CHECK_THROWS_AS(q.delay_before(limit,
+                                   [&](SimTime, const EventHandler*, std::uint32_t, std::uint64_t) {
+                                     if (++calls == 3) throw std::runtime_error("third");
+                                     return SimTime{1};
+                                   }),
+                    std::runtime_error);
+    // Each moved event is asked about at its own time.
+    std::map<std::uint64_t, SimTime> time_of;
+    for (const Ref& r : live) time_of[r.arg] = r.time;
+    std::size_t asked = 0;
     q.delay_before(limit, [&](SimTime at, const EventHandler*, std::uint32_t, std::uint64_t arg) {
-      CHECK(at < limit);
+      CHECK(at == time_of.at(arg));
+      ++asked;
       return delay(arg);
     });
+    CHECK(asked == static_cast<std::size_t>(std::count_if(
+                       live.begin(), live.end(), [&](const Ref& r) { return r.time < limit; })));
     for (Ref& r : live) {  // `live` is in pop order: the moved ones are pushed again in it
       if (r.time >= limit) continue;
       r.time += delay(r.arg);

@@ -114,6 +114,34 @@ TEST_CASE("skip moves the clock and the events before the limit, never behind th
                               return seconds(4);
                             }),
                   std::logic_error);
+  // Nor may the clock move back, to the limit or past the horizon; each refusal leaves the clock
+  // and the events where they were.
+  const auto by_5s = [](SimTime, const EventHandler*, std::uint32_t, std::uint64_t) {
+    return seconds(5);
+  };
+  CHECK_THROWS_AS(late.skip(-seconds(1), kNever, by_5s), std::invalid_argument);
+  CHECK_THROWS_AS(late.skip(seconds(9), seconds(9), by_5s), std::invalid_argument);
+  struct Skipper : EventHandler {
+    Simulation* sim = nullptr;
+    bool refused = false;
+    void on_event(std::uint32_t, std::uint64_t) override {
+      try {
+        sim->skip(seconds(3), kNever, [](SimTime, const EventHandler*, std::uint32_t,
+                                         std::uint64_t) { return seconds(3); });
+      } catch (const std::invalid_argument&) {
+        refused = true;
+      }
+    }
+  } skipper;
+  skipper.sim = &late;
+  late.schedule_at(seconds(1), &skipper, 0);
+  late.run_until(seconds(2));  // a skip from 1 s by 3 s would pass the horizon, 2 s
+  CHECK(skipper.refused);
+  CHECK(late.now() == seconds(2));
+  r.seen.clear();
+  r.sim = &late;
+  late.run_until(kNever);
+  CHECK(r.seen == std::vector<std::pair<SimTime, std::uint64_t>>{{seconds(10), 4}});
 }
 
 TEST_CASE("random streams are reproducible and independent per component", "[core]") {

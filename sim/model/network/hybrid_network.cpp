@@ -19,14 +19,12 @@ std::int64_t scaled(std::int64_t total, double periods_per_window) {
   return static_cast<std::int64_t>(std::llround(static_cast<double>(total) * periods_per_window));
 }
 
-// How much later a timer that ticks every `tick` and fires next `at` fires next once the clock has
-// moved from `now` to `now + by`: whole ticks, keeping its phase, to its first firing at or after
-// the new clock (tick 0: no timer, `by` itself). Rounding `by` to the nearest tick could put it
-// before the clock.
-Duration whole_ticks(SimTime at, SimTime now, Duration by, Duration tick) {
-  if (tick <= 0) return by;
-  const Duration ahead = now + by - at;  // how far behind the new clock it would be
-  return ahead <= 0 ? 0 : (ahead + tick - 1) / tick * tick;
+// How much later a timer that ticks every `tick` (> 0) and fires next `at` fires next once the
+// clock has moved to `clock`: whole ticks, keeping its phase, to its first firing at or after the
+// clock. Rounding the skip to the nearest tick could put it before the clock.
+Duration whole_ticks(SimTime at, SimTime clock, Duration tick) {
+  const Duration behind = clock - at;
+  return behind <= 0 ? 0 : (behind + tick - 1) / tick * tick;
 }
 }  // namespace
 
@@ -299,14 +297,19 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
   return true;
 }
 
+int HybridNetwork::stepping_source(const core::EventHandler* target, std::uint32_t kind,
+                                   std::uint64_t arg) const {
+  return target == &x_.tasks() && kind == StreamTask::source_step_event() ? subtask_of(arg) : -1;
+}
+
 Duration HybridNetwork::delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
-                                 std::uint64_t arg, Duration by) const {
+                                 std::uint64_t arg, SimTime clock, Duration by) const {
   Duration tick = 0;
-  if (target == &x_.tasks() && kind == StreamTask::source_step_event())
-    tick = sub(subtask_of(arg)).step_period;
+  if (const int source = stepping_source(target, kind, arg); source >= 0)
+    tick = sub(source).step_period;
   else if (target == &x_.network() && Network::moves_data(kind))
     tick = scenario_.flink.buffer_timeout;
-  return whole_ticks(at, sim_.now(), by, tick);
+  return tick > 0 ? whole_ticks(at, clock, tick) : by;
 }
 
 std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
@@ -423,11 +426,12 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
   x_.network().delay_data(by);
   // A source's step moves with its timer, which keeps its phase (delay_of).
   std::vector<Duration> step_delay(x_.subtasks_.size(), by);
+  const SimTime clock = sim_.now() + by;
   sim_.skip(by, limit,
             [&](SimTime at, const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
-              const Duration d = delay_of(at, target, kind, a, by);
-              if (target == &x_.tasks() && kind == StreamTask::source_step_event())
-                step_delay[static_cast<std::size_t>(subtask_of(a))] = d;
+              const Duration d = delay_of(at, target, kind, a, clock, by);
+              if (const int source = stepping_source(target, kind, a); source >= 0)
+                step_delay[static_cast<std::size_t>(source)] = d;
               return d;
             });
   for (std::size_t id = 0; id < x_.subtasks_.size(); ++id) {
@@ -445,13 +449,13 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
 void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
   if (kind != kLook) return;
   Look current = look(looks_.empty() ? nullptr : &looks_.back());
-  // A subtask that took a checkpoint or started a mail since the last look was disturbed
-  // (the events that set it off may have been quiet, or come and gone between looks).
+  // A subtask that restarted, took a checkpoint or started a mail since the last look was
+  // disturbed (the events that set it off may have been quiet, or come and gone between looks).
   if (!looks_.empty() && looks_.back().subtasks.size() == current.subtasks.size()) {
     for (std::size_t i = 0; i < current.subtasks.size(); ++i) {
       const SubtaskLook& a = looks_.back().subtasks[i];
       const SubtaskLook& b = current.subtasks[i];
-      if (a.checkpoint != b.checkpoint || a.mail != b.mail) {
+      if (a.attempt != b.attempt || a.checkpoint != b.checkpoint || a.mail != b.mail) {
         disturbed_at_ = sim_.now();
         break;
       }

@@ -7,13 +7,13 @@
 // being aligned, no mail, lock or stall on a thread, every subtask RUNNING, no connector, fixed
 // arrivals and costs, no buffer debloating); nothing else having happened in the periods compared
 // (a quiet event, core::EventHandler::quiet, such as a checkpoint's upload or notification, does
-// not count; a checkpoint taken or a mail started at a subtask does); no saturated subtask (one
-// paces the buffers behind it one by one, and a queue filling up has one); the periods grown like
-// the reference, three sample periods' worth of look periods that were alike (each subtask's busy,
-// back-pressured and idle time within 0.5 ms/s of their mean or of the time of the records the
-// periods show, records within 1 % or the lumps below, queued buffers within one), taken at least a
-// sample period after a disturbance; after a disturbance such as a checkpoint, one period like the
-// reference is enough while the reference is less than kReferenceLifetime old; and no busy time
+// not count; a restart, a checkpoint taken or a mail started at a subtask does); no saturated
+// subtask (one paces the buffers behind it one by one, and a queue filling up has one); the
+// periods grown like the reference, three sample periods' worth of look periods that were alike
+// (each subtask's busy, back-pressured and idle time within 0.5 ms/s of their mean or of the time
+// of the records the periods show, records within 1 % or the lumps below, queued buffers within
+// one), taken at least a sample period after a disturbance; after a disturbance such as a
+// checkpoint, one period like the reference is enough while the reference is less than kReferenceLifetime old; and no busy time
 // that could swing by more than 1 ms/s between periods for what the periods do not show (a reading
 // step or a filling channel whose lumps beat with the period, one record more or less) or do show
 // (flushes landing on either side of a look, up to a flush per input channel). Then the next k
@@ -52,9 +52,9 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
 
  private:
   struct SubtaskLook {
+    // What other than data moving shows at the subtask: its attempt, the last checkpoint it took
+    // and when its last mail started (a look that finds one changed follows a disturbance).
     int attempt = -1;
-    // What other than data moving shows at the subtask: the last checkpoint it took and when
-    // its last mail started (a look that finds either changed follows a disturbance).
     std::int64_t checkpoint = -1;
     SimTime mail = 0;
     Duration busy = 0, back_pressured = 0, idle = 0;
@@ -109,11 +109,14 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   bool steady(std::size_t from, const Reference& ref) const;
   // The periods that can be skipped from now, up to `limit` (0: none); notes disturbances.
   std::int64_t periods_to_skip(SimTime* limit);
-  // How much later a pending event due `at` moves when the clock skips `by`: timers that tick
-  // keep their phase (a source's reading step, the output flusher) and fire next at or after the
-  // new clock, the rest moves by `by`.
+  // The subtask whose reading step a pending event is, else -1.
+  int stepping_source(const core::EventHandler* target, std::uint32_t kind,
+                      std::uint64_t arg) const;
+  // How much later a pending event due `at` moves when the clock skips `by` to `clock`: timers
+  // that tick keep their phase (a source's reading step, the output flusher) and fire next at or
+  // after the new clock, the rest moves by `by`.
   Duration delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
-                    std::uint64_t arg, Duration by) const;
+                    std::uint64_t arg, SimTime clock, Duration by) const;
   void skip(std::int64_t periods, SimTime limit, const Reference& ref);
   // A look keeps its counters (a million channels' worth in a big job) while it is the newest,
   // and after that only at a sample boundary, where a reference may start.
