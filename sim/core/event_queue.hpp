@@ -161,7 +161,8 @@ class EventQueue {
 
   // Moves every live event earlier than `limit` later, each by delay(time, target, kind, arg),
   // keeping its EventId and, among equal times, its order (they are taken out in pop order and
-  // put back in that order). If delay throws, every event stays where it was.
+  // put back in that order, those that stay first). If delay throws, every event stays where it
+  // was.
   template <class F>
   void delay_before(SimTime limit, F&& delay) {
     std::vector<Entry> moved;
@@ -180,7 +181,10 @@ class EventQueue {
       for (const Entry& e : moved) put_back(e);
       throw;
     }
+    for (std::size_t i = 0; i < moved.size(); ++i)
+      if (keys[i] == moved[i].key) put_back(moved[i]);
     for (std::size_t i = 0; i < moved.size(); ++i) {
+      if (keys[i] == moved[i].key) continue;
       moved[i].key = keys[i];
       put_back(moved[i]);
     }

@@ -88,14 +88,14 @@ class Simulation {
   void for_each_pending(F&& f) const { queue_.for_each_live(f); }
   // Moves the clock `by` later and every pending event earlier than `limit` with it, each by
   // delay(time, target, kind, arg) (a period the caller accounts for without running it). A clock
-  // moved backwards, past horizon() or to `limit` or after it (std::invalid_argument), or an event
+  // moved backwards, past horizon() or past `limit` (std::invalid_argument), or an event
   // moved to before the new clock (std::logic_error: time would run backwards), leaves the clock
   // and every event where they were.
   template <class F>
   void skip(Duration by, SimTime limit, F&& delay) {
     const SimTime clock = now_ + by;
-    if (by < 0 || clock > horizon_ || clock >= limit)
-      throw std::invalid_argument("Simulation::skip: the clock must move forward, before the "
+    if (by < 0 || clock > horizon_ || clock > limit)
+      throw std::invalid_argument("Simulation::skip: the clock must move forward, up to the "
                                   "limit and within the horizon");
     queue_.delay_before(limit, [&](SimTime at, const EventHandler* target, std::uint32_t kind,
                                    std::uint64_t arg) {

@@ -222,8 +222,11 @@ class CheckpointCoordinator final : public core::EventHandler,
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   // Finalizing a completed checkpoint is JobManager bookkeeping; the notifications it sends
-  // arrive as the TaskExecutor's events. (Triggering and expiring are not quiet.)
-  bool quiet(std::uint32_t kind) const override { return kind == kFinalized; }
+  // arrive as the TaskExecutor's events; executeQueuedRequest with no request queued does
+  // nothing. (Triggering and expiring are not quiet.)
+  bool quiet(std::uint32_t kind) const override {
+    return kind == kFinalized || (kind == kExecuteQueuedRequest && decider_.queued() == 0);
+  }
 
  private:
   struct PendingCheckpoint;

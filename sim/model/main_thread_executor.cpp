@@ -33,6 +33,14 @@ void MainThreadExecutor::run(Runnable r) {
   dispatch_next();
 }
 
+bool MainThreadExecutor::quiet(std::uint32_t kind) const {
+  switch (static_cast<Event>(kind)) {
+    case kRunNext: return !queue_.empty() && queue_.front().handler->quiet(queue_.front().kind);
+    case kContinue: return continuation_.handler && continuation_.handler->quiet(continuation_.kind);
+  }
+  return false;
+}
+
 void MainThreadExecutor::on_event(std::uint32_t kind, std::uint64_t) {
   switch (static_cast<Event>(kind)) {
     case kRunNext: {

@@ -33,6 +33,8 @@ class MainThreadExecutor final : public core::EventHandler {
   std::size_t queued() const { return queue_.size(); }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  // As quiet as what it runs next.
+  bool quiet(std::uint32_t kind) const override;
 
  private:
   struct Runnable {

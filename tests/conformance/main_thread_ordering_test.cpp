@@ -147,4 +147,33 @@ TEST_CASE("DefaultCheckpointPlanCalculator.checkTasksStarted: a queued request w
   CHECK(observer.failed == 2);
 }
 
+// Not a Flink rule: the hybrid network (core::EventHandler::quiet) asks whether an event is quiet
+// before it runs; the main thread's next step is as quiet as the runnable it runs, and a
+// continuation as quiet as what continues.
+TEST_CASE("MainThreadExecutor is as quiet as what it runs next", "[conformance][main-thread]") {
+  struct Quiet final : core::EventHandler {
+    void on_event(std::uint32_t, std::uint64_t) override {}
+    bool quiet(std::uint32_t kind) const override { return kind == 7; }
+  } handler;
+  core::Simulation sim;
+  MainThreadExecutor executor(sim);
+  const auto next_is_quiet = [&] {
+    bool quiet = false;
+    int pending = 0;
+    sim.for_each_pending([&](SimTime, const core::EventHandler* target, std::uint32_t kind) {
+      if (target == &executor) {
+        quiet = target->quiet(kind);
+        ++pending;
+      }
+    });
+    REQUIRE(pending == 1);
+    return quiet;
+  };
+  executor.execute(&handler, 7, 0, core::milliseconds(5));
+  executor.execute(&handler, 3, 0, core::milliseconds(10));
+  CHECK(next_is_quiet());
+  sim.run_until(core::milliseconds(5));  // the quiet one ran; the other is next
+  CHECK_FALSE(next_is_quiet());
+}
+
 }  // namespace ckptsim::conformance

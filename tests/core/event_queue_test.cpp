@@ -348,6 +348,26 @@ TEST_CASE("scheduling between the clock and a peeked event after run_until", "[c
   CHECK(r.seen == expected);
 }
 
+// An event before the limit that does not move (delay 0: a quiet event the hybrid network's skip
+// lets run at its own time) keeps its place ahead of the events moved onto its time.
+TEST_CASE("delay_before puts the events that stay ahead of those moved onto their time",
+          "[core][event_queue]") {
+  EventQueue q;
+  q.push(seconds(3), fake_target(1), 1, 1);  // moves by 2 s, onto 5 s
+  q.push(seconds(5), fake_target(2), 1, 2);  // stays
+  q.push(seconds(4), fake_target(3), 1, 3);  // moves by 1 s, onto 5 s
+  q.delay_before(seconds(6), [](SimTime at, const EventHandler*, std::uint32_t, std::uint64_t) {
+    return at == seconds(5) ? SimTime{0} : seconds(5) - at;
+  });
+  std::vector<std::uint64_t> order;
+  while (!q.empty()) {
+    const EventQueue::Popped p = q.pop();
+    CHECK(p.time == seconds(5));
+    order.push_back(p.payload.arg);
+  }
+  CHECK(order == std::vector<std::uint64_t>{2, 1, 3});
+}
+
 // The hybrid network's skip (sim/model/network/hybrid_network.hpp): the events before a limit move
 // later, each by its own delay, keeping their EventIds; they come out as if pushed again in the
 // order they would have popped, after the events already pending at equal times. Cancelled

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #include "sim/model/network/network.hpp"
 #include "sim/model/task/stream_task.hpp"
@@ -12,7 +13,7 @@
 namespace ckptsim::model {
 
 namespace {
-enum Event : std::uint32_t { kLook };
+enum Event : std::uint32_t { kLook, kResume };
 
 // `total` grown over a reference's periods, scaled by `periods_per_window`.
 std::int64_t scaled(std::int64_t total, double periods_per_window) {
@@ -302,8 +303,14 @@ int HybridNetwork::stepping_source(const core::EventHandler* target, std::uint32
   return target == &x_.tasks() && kind == StreamTask::source_step_event() ? subtask_of(arg) : -1;
 }
 
+bool HybridNetwork::moves_data(const core::EventHandler* target, std::uint32_t kind) const {
+  return (target == &x_.tasks() && StreamTask::moves_data(kind)) ||
+         (target == &x_.network() && Network::moves_data(kind));
+}
+
 Duration HybridNetwork::delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
                                  std::uint64_t arg, SimTime clock, Duration by) const {
+  if (!moves_data(target, kind)) return 0;  // a quiet event or a disturbance keeps its time
   Duration tick = 0;
   if (const int source = stepping_source(target, kind, arg); source >= 0)
     tick = sub(source).step_period;
@@ -312,18 +319,17 @@ Duration HybridNetwork::delay_of(SimTime at, const core::EventHandler* target, s
   return tick > 0 ? whole_ticks(at, clock, tick) : by;
 }
 
-std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
-  // Up to the first pending event that is not data moving; every data event must still come
-  // before it once moved (a ticking timer up to one tick more than the clock).
+HybridNetwork::Plan HybridNetwork::plan_skip() {
+  // Up to the last look before the first pending event that is neither data moving nor quiet (a
+  // disturbance); or up to the first quiet event before that look, which then runs at its own
+  // time before the skip goes on. Every data event moves, whether it lands before the
+  // disturbance or after it, as it would in the exact run.
   SimTime first_other = core::kNever;
   SimTime first_disturbance = core::kNever;
-  SimTime last_data = sim_.now();
-  const auto* tasks = static_cast<const core::EventHandler*>(&x_.tasks());
-  const auto* net = static_cast<const core::EventHandler*>(&x_.network());
+  const SimTime now = sim_.now();
+  SimTime last_data = now;
   sim_.for_each_pending([&](SimTime t, const core::EventHandler* target, std::uint32_t kind) {
-    const bool data = (target == tasks && StreamTask::moves_data(kind)) ||
-                      (target == net && Network::moves_data(kind));
-    if (data)
+    if (moves_data(target, kind))
       last_data = std::max(last_data, t);
     else if (target != this) {
       first_other = std::min(first_other, t);
@@ -334,17 +340,26 @@ std::int64_t HybridNetwork::periods_to_skip(SimTime* limit) {
   // the periods before it say nothing about the ones after. A quiet event (an upload, an
   // acknowledgement, a notification) is not such a thing, only what it sets off at a subtask,
   // which the looks see (on_event).
-  if (next_disturbance_ <= sim_.now())
-    disturbed_at_ = std::max(disturbed_at_, next_disturbance_);
+  if (next_disturbance_ <= now) disturbed_at_ = std::max(disturbed_at_, next_disturbance_);
   next_disturbance_ = first_disturbance;
-  *limit = first_other;
-  Duration tick = std::max<Duration>(0, scenario_.flink.buffer_timeout);
-  for (const Subtask& s : x_.subtasks_) tick = std::max(tick, s.step_period);
-  const Duration p = period();
+  Plan plan;
+  plan.limit = std::max(first_other, last_data + 1);
+  plan.stop = now;
   const SimTime horizon = std::min(sim_.horizon(), scenario_.duration);
-  std::int64_t n = horizon >= core::kNever ? 0 : (horizon - sim_.now()) / p;
-  if (first_other < core::kNever) n = std::min(n, (first_other - 1 - last_data - tick) / p);
-  return std::max<std::int64_t>(0, n);
+  if (horizon >= core::kNever) return plan;
+  const Duration p = period();
+  SimTime end = horizon;
+  if (first_disturbance < core::kNever)
+    end = std::min(end, first_disturbance - 1);
+  end = end / p * p;  // a look
+  if (first_other < end) {
+    plan.stop = first_other;
+    plan.at_quiet_event = true;
+  } else if (end > now) {
+    plan.stop = end;
+    plan.at_look = true;
+  }
+  return plan;
 }
 
 HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t periods,
@@ -379,34 +394,37 @@ HybridNetwork::Look HybridNetwork::extrapolated(const Look& from, std::int64_t p
   return l;
 }
 
-void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& ref) {
+void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
   const Duration p = period();
-  const Duration by = periods * p;
   const Look& last = looks_.back();
   // Each skipped period adds the reference's mean growth per period to the open samples, which
-  // close at the sample boundaries as in the exact run (time_accounting.cpp); the open samples
-  // are accounted up to this look first.
-  for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
+  // close at the sample boundaries as in the exact run (time_accounting.cpp). A skip that ends
+  // between looks (at a quiet event, when it cannot go on) gets its share of a period.
   const Look one = extrapolated(last, 1, ref, false);
   const Duration sample_period = scenario_.sample_period;
-  for (std::int64_t k = 1; k <= periods; ++k) {
-    const SimTime end = last.at + k * p;
+  for (SimTime a = from; a < to;) {
+    const SimTime end = std::min(to, (a / p + 1) * p);
+    const auto share = [&](std::int64_t per_period) {
+      return end - a == p ? per_period
+                          : scaled(per_period, static_cast<double>(end - a) / static_cast<double>(p));
+    };
     for (int id = 0; id < x_.num_subtasks(); ++id) {
       Subtask& s = sub(id);
       const SubtaskLook& s0 = last.subtasks[static_cast<std::size_t>(id)];
       const SubtaskLook& s1 = one.subtasks[static_cast<std::size_t>(id)];
-      s.sample.busy += s1.busy - s0.busy;
-      s.sample.back_pressured += s1.back_pressured - s0.back_pressured;
-      s.sample.idle += s1.idle - s0.idle;
-      s.sample.records_in += s1.records_in - s0.records_in;
-      s.sample.records_out += s1.records_out - s0.records_out;
+      s.sample.busy += share(s1.busy - s0.busy);
+      s.sample.back_pressured += share(s1.back_pressured - s0.back_pressured);
+      s.sample.idle += share(s1.idle - s0.idle);
+      s.sample.records_in += share(s1.records_in - s0.records_in);
+      s.sample.records_out += share(s1.records_out - s0.records_out);
       if (sample_period > 0 && end == s.sample_start + sample_period)
         x_.tasks().close_sample(s, s0.input_buffers, s0.output_buffers);
     }
+    a = end;
   }
   // Every counter grows as over the last periods; round-robin writers hand their channels the
   // records written meanwhile.
-  const double factor = static_cast<double>(periods) / static_cast<double>(ref.periods);
+  const double factor = static_cast<double>(to - from) / static_cast<double>(p * ref.periods);
   std::size_t i = 0;
   std::size_t j = 0;
   const auto growth = [&] {
@@ -422,9 +440,15 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
       },
       [&](Subtask& s, OutputGroup& g) { x_.network().skip_round_robin(s, g, growth()); });
   x_.tasks().end_to_end_latency().add_difference(ref.last->latency, ref.first->latency, factor);
-  // The data in flight, the threads' steps and the pending data events move on.
-  x_.network().delay_data(by);
-  // A source's step moves with its timer, which keeps its phase (delay_of).
+  // The data in flight moves on.
+  x_.network().delay_data(to - from);
+  if (to > from) ++skips_;
+  skipped_ += to - from;
+}
+
+void HybridNetwork::move(Duration by, SimTime limit) {
+  // The threads' steps and the pending data events move on; a source's step with its timer,
+  // which keeps its phase (delay_of).
   std::vector<Duration> step_delay(x_.subtasks_.size(), by);
   const SimTime clock = sim_.now() + by;
   sim_.skip(by, limit,
@@ -442,25 +466,74 @@ void HybridNetwork::skip(std::int64_t periods, SimTime limit, const Reference& r
     if (s.busy) s.processing.born += by;
     s.accounted_until += by;
   }
-  skipped_ += by;
-  ++skips_;
+}
+
+bool HybridNetwork::disturbed_since(const Look& l) const {
+  if (l.subtasks.size() != x_.subtasks_.size()) return false;
+  for (std::size_t i = 0; i < l.subtasks.size(); ++i) {
+    const SubtaskLook& a = l.subtasks[i];
+    const Subtask& s = x_.subtasks_[i];
+    if (a.attempt != s.attempt || a.checkpoint != s.last_checkpoint_taken ||
+        a.mail != s.mail_started)
+      return true;
+  }
+  return false;
+}
+
+void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
+  if (skip_from_ < 0) {
+    // A skip starts at a look: the open samples are accounted up to it first.
+    for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
+    skip_from_ = sim_.now();
+  }
+  if (plan.at_quiet_event) {
+    // The skip stops at a quiet event: it runs, then the skip goes on (kResume, due before the
+    // data events the skip moves to the same time). The counters grow once, when it ends.
+    sim_.schedule_at(plan.stop, this, kResume);
+    if (plan.stop > sim_.now()) move(plan.stop - sim_.now(), plan.limit);
+    return;
+  }
+  move(plan.stop - sim_.now(), plan.limit);
+  grow(std::exchange(skip_from_, -1), sim_.now(), ref);
+  // The looks go on as if the reference's growth had gone on up to now.
+  const Look now = look(nullptr);
+  std::vector<Look> history;
+  for (std::int64_t k = ref.periods; k > 0; --k)
+    history.push_back(extrapolated(now, -k, ref, at_sample_boundary(now.at - k * period())));
+  history.push_back(now);
+  looks_ = std::move(history);
+  sim_.schedule_in(period(), this, kLook);
+}
+
+void HybridNetwork::resume() {
+  // Only quiet events ran since the skip stopped here (they queue nothing in a channel), unless
+  // they set something off at a subtask: then the skip ends here, off the looks' beat, the job
+  // runs buffer by buffer, and the looks start again at the next one.
+  const Reference ref{&reference_[0], &reference_[1],
+                      static_cast<std::int64_t>(reference_periods())};
+  if (eligible() && !disturbed_since(looks_.back())) {
+    const Plan plan = plan_skip();
+    if (plan.at_look || plan.at_quiet_event) {
+      skip_to(plan, ref);
+      return;
+    }
+  }
+  grow(std::exchange(skip_from_, -1), sim_.now(), ref);
+  disturbed_at_ = sim_.now();
+  next_disturbance_ = core::kNever;
+  looks_.clear();
+  sim_.schedule_at((sim_.now() / period() + 1) * period(), this, kLook);
 }
 
 void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
-  if (kind != kLook) return;
-  Look current = look(looks_.empty() ? nullptr : &looks_.back());
+  if (kind == kResume) {
+    resume();
+    return;
+  }
   // A subtask that restarted, took a checkpoint or started a mail since the last look was
   // disturbed (the events that set it off may have been quiet, or come and gone between looks).
-  if (!looks_.empty() && looks_.back().subtasks.size() == current.subtasks.size()) {
-    for (std::size_t i = 0; i < current.subtasks.size(); ++i) {
-      const SubtaskLook& a = looks_.back().subtasks[i];
-      const SubtaskLook& b = current.subtasks[i];
-      if (a.attempt != b.attempt || a.checkpoint != b.checkpoint || a.mail != b.mail) {
-        disturbed_at_ = sim_.now();
-        break;
-      }
-    }
-  }
+  if (!looks_.empty() && disturbed_since(looks_.back())) disturbed_at_ = sim_.now();
+  Look current = look(looks_.empty() ? nullptr : &looks_.back());
   if (looks_.size() == reference_periods() + 1) looks_.erase(looks_.begin());
   if (!looks_.empty()) keep_counters_at_sample_boundary(looks_.back());
   looks_.push_back(std::move(current));
@@ -472,9 +545,8 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     sim_.schedule_in(period(), this, kLook);
     return;
   }
-  SimTime limit = core::kNever;
-  const std::int64_t n = periods_to_skip(&limit);
-  if (n > 0) {
+  const Plan plan = plan_skip();
+  if (plan.at_look || plan.at_quiet_event) {
     // The periods of kReferenceSamples sample periods alike become the reference, once the job
     // has settled for a sample period after a disturbance (records that crossed the disturbance
     // wait differently); after a disturbance (a checkpoint), one period that grew as the
@@ -487,19 +559,13 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     if (go) {
       reference_ = {looks_.front(), looks_.back()};
     } else {
-      go = reference_.size() == 2 && sim_.now() - reference_[1].at < kReferenceLifetime &&
+      go = reference_.size() == 2 && looks_.size() >= 2 &&
+           sim_.now() - reference_[1].at < kReferenceLifetime &&
            steady(looks_.size() - 2, {&reference_[0], &reference_[1], periods});
     }
     if (go) {
-      const Reference ref{&reference_[0], &reference_[1], periods};
-      skip(n, limit, ref);
-      // The looks go on as if the reference's growth had gone on up to now.
-      const Look now = look(nullptr);
-      std::vector<Look> history;
-      for (std::int64_t k = periods; k > 0; --k)
-        history.push_back(extrapolated(now, -k, ref, at_sample_boundary(now.at - k * period())));
-      history.push_back(now);
-      looks_ = std::move(history);
+      skip_to(plan, {&reference_[0], &reference_[1], periods});
+      return;
     }
   }
   sim_.schedule_in(period(), this, kLook);

@@ -13,18 +13,23 @@
 // (each subtask's busy, back-pressured and idle time within 0.5 ms/s of their mean or of the time
 // of the records the periods show, records within 1 % or the lumps below, queued buffers within
 // one), taken at least a sample period after a disturbance; after a disturbance such as a
-// checkpoint, one period like the reference is enough while the reference is less than kReferenceLifetime old; and no busy time
-// that could swing by more than 1 ms/s between periods for what the periods do not show (a reading
-// step or a filling channel whose lumps beat with the period, one record more or less) or do show
-// (flushes landing on either side of a look, up to a flush per input channel). Then the next k
-// periods, up to the first pending event that is not data moving (a checkpoint trigger, an RPC, an
-// upload, a timeline action, the end of the run), are skipped: every counter grows k times the
-// reference's mean growth per period, the open samples get the mean per period and close at the
-// sample boundaries, the end-to-end latency histogram gets the mean records, and the data in flight
-// and the pending data events move k periods later (a source's reading steps and the output
-// flushers by whole ticks, to their first tick at or after the new clock, so their phase stays the
-// exact run's). What happens at that event (a barrier behind the queued data, an alignment, a rate
-// change) runs buffer by buffer.
+// checkpoint, one period like the reference is enough while the reference is less than
+// kReferenceLifetime old; and no busy time that could swing by more than 1 ms/s between periods
+// for what the periods do not show (a reading step or a filling channel whose lumps beat with the
+// period, one record more or less) or do show (flushes landing on either side of a look, up to a
+// flush per input channel). Then the next k periods, up to the last look before the first pending
+// event that is neither data moving nor quiet (a checkpoint trigger, an RPC to a task, a timeline
+// action, the end of the run), are skipped: every counter grows k times the reference's mean
+// growth per period, the open samples get the mean per period and close at the sample boundaries,
+// the end-to-end latency histogram gets the mean records, and the data in flight and the pending
+// data events move k periods later (a source's reading steps and the output flushers by whole
+// ticks, to their first tick at or after the new clock, so their phase stays the exact run's).
+// Quiet events within the k periods (a checkpoint's uploads, acknowledgements, completion and
+// notifications) run at their own times: the skip moves the data events to the first of them,
+// lets it run, and goes on (kResume), and the counters grow once at the end. If one sets something
+// off at a subtask (a mail: a notifyCheckpointComplete that costs time), the skip ends there, off
+// the looks' beat, and the looks start again at the next one. What happens at the disturbance (a
+// barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
 //
 // Where it is exact: a job whose state repeats every look period gets the exact model's result
 // (up to rounding in the means). tests/equivalence holds both modes to the tolerances of
@@ -107,8 +112,20 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // Whether the periods between the looks from `from` on each grew as the reference did, and
   // nothing they do not show could swing a sample beyond the tolerance (see the header).
   bool steady(std::size_t from, const Reference& ref) const;
-  // The periods that can be skipped from now, up to `limit` (0: none); notes disturbances.
-  std::int64_t periods_to_skip(SimTime* limit);
+  // Where a skip from now stops (`stop`; now and neither flag: nowhere): at a look (`at_look`),
+  // or at a quiet event that must run at its own time before the skip goes on
+  // (`at_quiet_event`). Events before `limit` move with the skip. Notes disturbances.
+  struct Plan {
+    SimTime stop = 0;
+    SimTime limit = core::kNever;
+    bool at_look = false;
+    bool at_quiet_event = false;
+  };
+  Plan plan_skip();
+  // Whether a subtask restarted, took a checkpoint or started a mail since `l`.
+  bool disturbed_since(const Look& l) const;
+  // Whether a pending event moves data (it moves with a skip).
+  bool moves_data(const core::EventHandler* target, std::uint32_t kind) const;
   // The subtask whose reading step a pending event is, else -1.
   int stepping_source(const core::EventHandler* target, std::uint32_t kind,
                       std::uint64_t arg) const;
@@ -117,7 +134,16 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // after the new clock, the rest moves by `by`.
   Duration delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
                     std::uint64_t arg, SimTime clock, Duration by) const;
-  void skip(std::int64_t periods, SimTime limit, const Reference& ref);
+  // What the job did from `from` to `to` by the reference (see the header): the samples, the
+  // counters, the latencies and the data in flight.
+  void grow(SimTime from, SimTime to, const Reference& ref);
+  // Moves the clock `by` later, and the pending data events before `limit` and the threads'
+  // steps with it.
+  void move(Duration by, SimTime limit);
+  // Skips as `plan` says: to a look, where the job grows by the reference from the look the skip
+  // started at (skip_from_) and the looks go on, or to a quiet event, after which kResume goes on.
+  void skip_to(const Plan& plan, const Reference& ref);
+  void resume();
   // A look keeps its counters (a million channels' worth in a big job) while it is the newest,
   // and after that only at a sample boundary, where a reference may start.
   void keep_counters_at_sample_boundary(Look& l) const;
@@ -130,6 +156,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   std::vector<Look> looks_;            // the last reference_periods() + 1, oldest first
   std::vector<Look> reference_;        // the first and last look of the last periods alike
   SimTime disturbed_at_ = -1;  // the last time something other than data moving happened
+  SimTime skip_from_ = -1;     // the look a skip going on started at
   // The first pending event at the last look that is neither data moving nor quiet.
   SimTime next_disturbance_ = core::kNever;
   mutable std::size_t counts_size_ = 0;  // of the last look's counters (their next reserve)
