@@ -75,8 +75,8 @@ class JobMaster final : public core::EventHandler,
   CostLaw::Inputs master_cost_inputs() override;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
-  // Telling the operator coordinators a checkpoint completed or aborted is bookkeeping; what a
-  // sink's coordinator submits then arrives as its own events.
+  // Telling the operator coordinators a checkpoint completed or aborted is bookkeeping for a
+  // FLIP-27 source (a log line); what a sink's coordinator submits arrives as its own events.
   bool quiet(std::uint32_t kind) const override {
     return kind == kCoordinatorsCompleted || kind == kCoordinatorsAborted;
   }

@@ -34,9 +34,15 @@ void MainThreadExecutor::run(Runnable r) {
 }
 
 bool MainThreadExecutor::quiet(std::uint32_t kind) const {
+  // What runs next is the head and, in turn, everything queued behind it.
+  const bool queued_quiet = std::all_of(queue_.begin(), queue_.end(), [](const Runnable& r) {
+    return r.handler->quiet(r.kind);
+  });
   switch (static_cast<Event>(kind)) {
-    case kRunNext: return !queue_.empty() && queue_.front().handler->quiet(queue_.front().kind);
-    case kContinue: return continuation_.handler && continuation_.handler->quiet(continuation_.kind);
+    case kRunNext: return !queue_.empty() && queued_quiet;
+    case kContinue:
+      return continuation_.handler && continuation_.handler->quiet(continuation_.kind) &&
+             queued_quiet;
   }
   return false;
 }

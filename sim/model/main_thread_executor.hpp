@@ -33,7 +33,7 @@ class MainThreadExecutor final : public core::EventHandler {
   std::size_t queued() const { return queue_.size(); }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
-  // As quiet as what it runs next.
+  // As quiet as what it runs next, and everything queued behind it.
   bool quiet(std::uint32_t kind) const override;
 
  private:

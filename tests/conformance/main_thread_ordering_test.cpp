@@ -148,8 +148,8 @@ TEST_CASE("DefaultCheckpointPlanCalculator.checkTasksStarted: a queued request w
 }
 
 // Not a Flink rule: the hybrid network (core::EventHandler::quiet) asks whether an event is quiet
-// before it runs; the main thread's next step is as quiet as the runnable it runs, and a
-// continuation as quiet as what continues.
+// before it runs; the main thread's next step is as quiet as the runnable it runs and everything
+// queued behind it.
 TEST_CASE("MainThreadExecutor is as quiet as what it runs next", "[conformance][main-thread]") {
   struct Quiet final : core::EventHandler {
     void on_event(std::uint32_t, std::uint64_t) override {}
@@ -170,10 +170,14 @@ TEST_CASE("MainThreadExecutor is as quiet as what it runs next", "[conformance][
     return quiet;
   };
   executor.execute(&handler, 7, 0, core::milliseconds(5));
-  executor.execute(&handler, 3, 0, core::milliseconds(10));
   CHECK(next_is_quiet());
+  executor.execute(&handler, 3, 0, core::milliseconds(10));
+  CHECK_FALSE(next_is_quiet());  // a quiet head, and behind it one that is not
   sim.run_until(core::milliseconds(5));  // the quiet one ran; the other is next
   CHECK_FALSE(next_is_quiet());
+  sim.run_until(core::milliseconds(10));
+  executor.execute(&handler, 7, 0, core::milliseconds(1));
+  CHECK(next_is_quiet());
 }
 
 }  // namespace ckptsim::conformance

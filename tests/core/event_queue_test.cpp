@@ -429,6 +429,8 @@ TEST_CASE("delay_before moves the events before a limit, keeping their ids and o
     // A delay that throws leaves every event where it was (the checks below hold as if it had
     // not been called).
     int calls = 0;
+    REQUIRE(std::count_if(live.begin(), live.end(), [&](const Ref& r) { return r.time < limit; }) >=
+            3);
     CHECK_THROWS_AS(q.delay_before(limit,
                                    [&](SimTime, const EventHandler*, std::uint32_t, std::uint64_t) {
                                      if (++calls == 3) throw std::runtime_error("third");

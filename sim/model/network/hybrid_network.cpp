@@ -309,14 +309,16 @@ bool HybridNetwork::moves_data(const core::EventHandler* target, std::uint32_t k
 }
 
 Duration HybridNetwork::delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
-                                 std::uint64_t arg, SimTime clock, Duration by) const {
+                                 std::uint64_t arg, SimTime clock, Duration by,
+                                 bool past_clock) const {
   if (!moves_data(target, kind)) return 0;  // a quiet event or a disturbance keeps its time
   Duration tick = 0;
   if (const int source = stepping_source(target, kind, arg); source >= 0)
     tick = sub(source).step_period;
   else if (target == &x_.network() && Network::moves_data(kind))
     tick = scenario_.flink.buffer_timeout;
-  return tick > 0 ? whole_ticks(at, clock, tick) : by;
+  const SimTime first = past_clock ? clock + 1 : clock;
+  return tick > 0 ? whole_ticks(at, first, tick) : std::max(by, first - at);
 }
 
 HybridNetwork::Plan HybridNetwork::plan_skip() {
@@ -446,14 +448,14 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
   skipped_ += to - from;
 }
 
-void HybridNetwork::move(Duration by, SimTime limit) {
+void HybridNetwork::move(Duration by, SimTime limit, bool past_clock) {
   // The threads' steps and the pending data events move on; a source's step with its timer,
   // which keeps its phase (delay_of).
   std::vector<Duration> step_delay(x_.subtasks_.size(), by);
   const SimTime clock = sim_.now() + by;
   sim_.skip(by, limit,
             [&](SimTime at, const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
-              const Duration d = delay_of(at, target, kind, a, clock, by);
+              const Duration d = delay_of(at, target, kind, a, clock, by, past_clock);
               if (const int source = stepping_source(target, kind, a); source >= 0)
                 step_delay[static_cast<std::size_t>(source)] = d;
               return d;
@@ -469,7 +471,7 @@ void HybridNetwork::move(Duration by, SimTime limit) {
 }
 
 bool HybridNetwork::disturbed_since(const Look& l) const {
-  if (l.subtasks.size() != x_.subtasks_.size()) return false;
+  if (l.subtasks.size() != x_.subtasks_.size()) return true;
   for (std::size_t i = 0; i < l.subtasks.size(); ++i) {
     const SubtaskLook& a = l.subtasks[i];
     const Subtask& s = x_.subtasks_[i];
@@ -487,13 +489,14 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
     skip_from_ = sim_.now();
   }
   if (plan.at_quiet_event) {
-    // The skip stops at a quiet event: it runs, then the skip goes on (kResume, due before the
-    // data events the skip moves to the same time). The counters grow once, when it ends.
+    // The skip stops at a quiet event: it runs, then the skip goes on (kResume). No data event
+    // runs in between: the skip moves them all past the clock. The counters grow once, when the
+    // skip ends.
+    if (plan.stop > sim_.now()) move(plan.stop - sim_.now(), plan.limit, true);
     sim_.schedule_at(plan.stop, this, kResume);
-    if (plan.stop > sim_.now()) move(plan.stop - sim_.now(), plan.limit);
     return;
   }
-  move(plan.stop - sim_.now(), plan.limit);
+  move(plan.stop - sim_.now(), plan.limit, false);
   grow(std::exchange(skip_from_, -1), sim_.now(), ref);
   // The looks go on as if the reference's growth had gone on up to now.
   const Look now = look(nullptr);

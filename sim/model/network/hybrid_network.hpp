@@ -19,16 +19,20 @@
 // period, one record more or less) or do show (flushes landing on either side of a look, up to a
 // flush per input channel). Then the next k periods, up to the last look before the first pending
 // event that is neither data moving nor quiet (a checkpoint trigger, an RPC to a task, a timeline
-// action, the end of the run), are skipped: every counter grows k times the reference's mean
+// action, the end of the run or of the slice run_until runs), are skipped: every counter grows k times the reference's mean
 // growth per period, the open samples get the mean per period and close at the sample boundaries,
 // the end-to-end latency histogram gets the mean records, and the data in flight and the pending
 // data events move k periods later (a source's reading steps and the output flushers by whole
 // ticks, to their first tick at or after the new clock, so their phase stays the exact run's).
 // Quiet events within the k periods (a checkpoint's uploads, acknowledgements, completion and
-// notifications) run at their own times: the skip moves the data events to the first of them,
-// lets it run, and goes on (kResume), and the counters grow once at the end. If one sets something
-// off at a subtask (a mail: a notifyCheckpointComplete that costs time), the skip ends there, off
-// the looks' beat, and the looks start again at the next one. What happens at the disturbance (a
+// notifications) run at their own times: the skip moves the data events past the first of them,
+// lets it run, and goes on (kResume), and the counters grow once at the end (a notification whose
+// cost grows with the data is therefore not quiet: TaskExecutor::quiet). If one sets something
+// off at a subtask (a mail: a notifyCheckpointComplete that costs time) or an event that is not
+// quiet before the next look, the skip ends there, off the looks' beat, with its share of a look
+// period, and the looks start again at the next one; what was in flight then lands up to a tick
+// out of phase with the flushers, for a tick. A caller that stops the run between a quiet event
+// and kResume (run_slice's event budget) sees the counters as at the skip's start. What happens at the disturbance (a
 // barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
 //
 // Where it is exact: a job whose state repeats every look period gets the exact model's result
@@ -131,15 +135,16 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
                       std::uint64_t arg) const;
   // How much later a pending event due `at` moves when the clock skips `by` to `clock`: timers
   // that tick keep their phase (a source's reading step, the output flusher) and fire next at or
-  // after the new clock, the rest moves by `by`.
+  // after the new clock, the rest of the data events moves by `by`; with `past_clock`, every
+  // data event lands after the clock. Other events keep their time.
   Duration delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
-                    std::uint64_t arg, SimTime clock, Duration by) const;
+                    std::uint64_t arg, SimTime clock, Duration by, bool past_clock) const;
   // What the job did from `from` to `to` by the reference (see the header): the samples, the
   // counters, the latencies and the data in flight.
   void grow(SimTime from, SimTime to, const Reference& ref);
   // Moves the clock `by` later, and the pending data events before `limit` and the threads'
-  // steps with it.
-  void move(Duration by, SimTime limit);
+  // steps with it (with `past_clock`, every data event to after the new clock).
+  void move(Duration by, SimTime limit, bool past_clock);
   // Skips as `plan` says: to a look, where the job grows by the reference from the look the skip
   // started at (skip_from_) and the looks go on, or to a quiet event, after which kResume goes on.
   void skip_to(const Plan& plan, const Reference& ref);
