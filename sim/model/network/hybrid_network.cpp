@@ -2,6 +2,7 @@
 #include "sim/model/network/hybrid_network.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -133,6 +134,7 @@ HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
     t.attempt = s.attempt;
     t.checkpoint = s.last_checkpoint_taken;
     t.mail = s.mail_started;
+    t.other_work = s.other_work;
     // What the samples add up to: the closed ones, the open one and the time since it was last
     // accounted.
     t.busy = s.closed_samples.busy + s.sample.busy;
@@ -179,19 +181,23 @@ HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
   return l;
 }
 
-bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
-  // The periods between the looks from `from` on each grew as the reference did per period.
-  if (looks_.size() < from + 2 || looks_[from].at < disturbed_at_) return false;
+bool HybridNetwork::steady(std::span<const Look* const> looks, const Reference& ref) const {
+  // The windows between the looks, each the same whole number of periods long, each grew as the
+  // reference did in as many periods.
   const Duration p = period();
-  for (std::size_t k = from; k < looks_.size(); ++k) {
-    if (!looks_[k].steady_state) return false;
-    if (k > from && looks_[k].at - looks_[k - 1].at != p) return false;
+  if (looks.size() < 2) return false;
+  const Duration window = looks[1]->at - looks[0]->at;
+  if (window <= 0 || window % p != 0) return false;
+  for (std::size_t k = 0; k < looks.size(); ++k) {
+    if (!looks[k]->steady_state) return false;
+    if (k > 0 && looks[k]->at - looks[k - 1]->at != window) return false;
   }
-  // 1 ms per second: of a look period between looks; of a sample for the lumps, which move
-  // records between look periods but only seldom across a sample's boundary.
-  const Duration tolerance = p / 1000;
+  // 1 ms per second: of a window between looks; of a sample for the lumps, which move records
+  // between windows but only seldom across a sample's boundary.
+  const Duration tolerance = window / 1000;
   const Duration sample_tolerance = sample_period() / 1000;
   const auto periods = static_cast<double>(ref.periods);
+  const auto windows = periods * static_cast<double>(p) / static_cast<double>(window);
   // The output flusher ticks in step with the periods; the sources' records, and the records
   // per step of the sources whose step does not divide the period.
   const Duration timeout = scenario_.flink.buffer_timeout;
@@ -206,10 +212,11 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
                                             ref.first->subtasks[i].records_out);
     sources_growth += growth;
     if (s.step_period > 0 && p % s.step_period != 0)
-      beating_records += growth / periods * static_cast<double>(s.step_period) / static_cast<double>(p);
+      beating_records +=
+          growth / periods * static_cast<double>(s.step_period) / static_cast<double>(p);
   }
   sources_growth = std::max(sources_growth, 1.0);
-  for (std::size_t i = 0; i < looks_.back().subtasks.size(); ++i) {
+  for (std::size_t i = 0; i < looks.back()->subtasks.size(); ++i) {
     const SubtaskLook& r0 = ref.first->subtasks[i];
     const SubtaskLook& r1 = ref.last->subtasks[i];
     // A reading step that does not divide the period puts one step's records more or less into
@@ -248,10 +255,10 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
     double shown = 0;
     double swing = 0;
     for (const auto field : {&SubtaskLook::records_in, &SubtaskLook::records_out}) {
-      const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
-      for (std::size_t k = from + 1; k < looks_.size(); ++k) {
+      const double mean = static_cast<double>(r1.*field - r0.*field) / windows;
+      for (std::size_t k = 1; k < looks.size(); ++k) {
         const double off = std::abs(
-            static_cast<double>(looks_[k].subtasks[i].*field - looks_[k - 1].subtasks[i].*field) -
+            static_cast<double>(looks[k]->subtasks[i].*field - looks[k - 1]->subtasks[i].*field) -
             mean);
         shown = std::max(shown, off);
         if (off > mean / 100) swing = std::max(swing, off);
@@ -268,29 +275,38 @@ bool HybridNetwork::steady(std::size_t from, const Reference& ref) const {
     double swing_time = std::max(static_cast<double>(tolerance) / 2, lump_time);
     if ((shown + 1) * cost <= static_cast<double>(sample_tolerance))
       swing_time = std::max(swing_time, (shown + 1) * cost);
-    for (std::size_t k = from + 1; k < looks_.size(); ++k) {
-      const SubtaskLook& a = looks_[k - 1].subtasks[i];
-      const SubtaskLook& b = looks_[k].subtasks[i];
+    for (std::size_t k = 1; k < looks.size(); ++k) {
+      const SubtaskLook& a = looks[k - 1]->subtasks[i];
+      const SubtaskLook& b = looks[k]->subtasks[i];
       if (a.attempt != r1.attempt || b.attempt != r1.attempt) return false;
-      // A saturated subtask (idle less than 1 % of a period) sets the pace of what is behind
+      // A saturated subtask (idle less than 1 % of a window) sets the pace of what is behind
       // it buffer by buffer: the phase of that chain of buffers decides where a barrier waits,
       // and no timer keeps it through a skip. Nor is a queue filling up steady, however slowly.
-      if ((b.idle - a.idle) * 100 < p) return false;
-      // Thread times within half the tolerance of the reference's mean (so the periods are
-      // within the tolerance of one another) or swing_time.
+      if ((b.idle - a.idle) * 100 < window) return false;
+      // Thread times within half the tolerance of the reference's mean (so the windows are
+      // within the tolerance of one another) or swing_time. The time a window spent on other
+      // work than records (a checkpoint's synchronous part, a mail) counts as idle: the records
+      // wait it out and come through after it.
       for (const auto field :
            {&SubtaskLook::busy, &SubtaskLook::back_pressured, &SubtaskLook::idle}) {
-        const double mean = static_cast<double>(r1.*field - r0.*field) / periods;
-        if (std::abs(static_cast<double>(b.*field - a.*field) - mean) > swing_time) return false;
+        const auto on_records = [&](const SubtaskLook& from, const SubtaskLook& to) {
+          const Duration other = to.other_work - from.other_work;
+          const Duration t = to.*field - from.*field;
+          return static_cast<double>(field == &SubtaskLook::busy   ? t - other
+                                     : field == &SubtaskLook::idle ? t + other
+                                                                   : t);
+        };
+        const double mean = on_records(r0, r1) / windows;
+        if (std::abs(on_records(a, b) - mean) > swing_time) return false;
       }
     }
     // Queues that hold their length.
     for (const auto level : {&SubtaskLook::input_buffers, &SubtaskLook::output_buffers}) {
       int lo = r1.*level;
       int hi = lo;
-      for (std::size_t k = from; k < looks_.size(); ++k) {
-        lo = std::min(lo, looks_[k].subtasks[i].*level);
-        hi = std::max(hi, looks_[k].subtasks[i].*level);
+      for (const Look* l : looks) {
+        lo = std::min(lo, l->subtasks[i].*level);
+        hi = std::max(hi, l->subtasks[i].*level);
       }
       if (hi - lo > 1) return false;
     }
@@ -407,8 +423,8 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
   for (SimTime a = from; a < to;) {
     const SimTime end = std::min(to, (a / p + 1) * p);
     const auto share = [&](std::int64_t per_period) {
-      return end - a == p ? per_period
-                          : scaled(per_period, static_cast<double>(end - a) / static_cast<double>(p));
+      if (end - a == p) return per_period;
+      return scaled(per_period, static_cast<double>(end - a) / static_cast<double>(p));
     };
     for (int id = 0; id < x_.num_subtasks(); ++id) {
       Subtask& s = sub(id);
@@ -505,6 +521,7 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
     history.push_back(extrapolated(now, -k, ref, at_sample_boundary(now.at - k * period())));
   history.push_back(now);
   looks_ = std::move(history);
+  settled_at_ = now.at;
   sim_.schedule_in(period(), this, kLook);
 }
 
@@ -553,18 +570,28 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     // The periods of kReferenceSamples sample periods alike become the reference, once the job
     // has settled for a sample period after a disturbance (records that crossed the disturbance
     // wait differently); after a disturbance (a checkpoint), one period that grew as the
-    // reference did is enough to go on, for kReferenceLifetime.
+    // reference did, or a job that has caught up, is enough to go on, for kReferenceLifetime.
     const auto periods = static_cast<std::int64_t>(reference_periods());
+    std::vector<const Look*> all;
+    for (const Look& l : looks_) all.push_back(&l);
     const Reference window{&looks_.front(), &looks_.back(), periods};
-    bool go = looks_.size() == reference_periods() + 1 && looks_.front().steady_state &&
-              !looks_.front().counts.empty() &&
-              looks_.front().at >= disturbed_at_ + sample_period() && steady(0, window);
+    bool go = looks_.size() == reference_periods() + 1 && !looks_.front().counts.empty() &&
+              looks_.front().at >= disturbed_at_ + sample_period() && steady(all, window);
     if (go) {
       reference_ = {looks_.front(), looks_.back()};
-    } else {
-      go = reference_.size() == 2 && looks_.size() >= 2 &&
-           sim_.now() - reference_[1].at < kReferenceLifetime &&
-           steady(looks_.size() - 2, {&reference_[0], &reference_[1], periods});
+    } else if (reference_.size() == 2 && sim_.now() - reference_[1].at < kReferenceLifetime &&
+               all.size() >= 2 && all[all.size() - 2]->at >= disturbed_at_) {
+      // A period since the last disturbance grew as the reference did. Or the job has caught
+      // up: from the last look at which it was like the reference to now, across the
+      // disturbance, it grew as the reference did (what the disturbance held back has come
+      // through), and its queues hold their length.
+      const Reference ref{&reference_[0], &reference_[1], periods};
+      const Look* previous = all[all.size() - 2];
+      go = steady(std::array{previous, all.back()}, ref);
+      const auto settled = std::find_if(all.begin(), all.end(),
+                                        [&](const Look* l) { return l->at == settled_at_; });
+      if (!go && settled != all.end() && *settled != previous)
+        go = steady(std::array{*settled, all.back()}, ref);
     }
     if (go) {
       skip_to(plan, {&reference_[0], &reference_[1], periods});

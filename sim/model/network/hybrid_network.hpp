@@ -13,17 +13,21 @@
 // (each subtask's busy, back-pressured and idle time within 0.5 ms/s of their mean or of the time
 // of the records the periods show, records within 1 % or the lumps below, queued buffers within
 // one), taken at least a sample period after a disturbance; after a disturbance such as a
-// checkpoint, one period like the reference is enough while the reference is less than
-// kReferenceLifetime old; and no busy time that could swing by more than 1 ms/s between periods
-// for what the periods do not show (a reading step or a filling channel whose lumps beat with the
-// period, one record more or less) or do show (flushes landing on either side of a look, up to a
-// flush per input channel). Then the next k periods, up to the last look before the first pending
+// checkpoint, while the reference is less than kReferenceLifetime old, one period like the
+// reference is enough, or a job that has caught up: a whole period after the disturbance, the
+// periods since the look the last skip ended at, taken together, grew as the reference did (the
+// records a checkpoint held back in one period have come through in the next), with the time a
+// thread spent on a checkpoint's synchronous part or a mail counted as idle; and no busy time
+// that could swing by more than 1 ms/s between periods for what the periods do not show (a
+// reading step or a filling channel whose lumps beat with the period, one record more or less) or
+// do show (flushes landing on either side of a look, up to a flush per input channel). Then the next k periods, up to the last look before the first pending
 // event that is neither data moving nor quiet (a checkpoint trigger, an RPC to a task, a timeline
-// action, the end of the run or of the slice run_until runs), are skipped: every counter grows k times the reference's mean
-// growth per period, the open samples get the mean per period and close at the sample boundaries,
-// the end-to-end latency histogram gets the mean records, and the data in flight and the pending
-// data events move k periods later (a source's reading steps and the output flushers by whole
-// ticks, to their first tick at or after the new clock, so their phase stays the exact run's).
+// action, the end of the run or of the slice run_until runs), are skipped: every counter grows k
+// times the reference's mean growth per period, the open samples get the mean per period and close
+// at the sample boundaries, the end-to-end latency histogram gets the mean records, and the data
+// in flight and the pending data events move k periods later (a source's reading steps and the
+// output flushers by whole ticks, to their first tick at or after the new clock, so their phase
+// stays the exact run's).
 // Quiet events within the k periods (a checkpoint's uploads, acknowledgements, completion and
 // notifications) run at their own times: the skip moves the data events past the first of them,
 // lets it run, and goes on (kResume), and the counters grow once at the end (a notification whose
@@ -32,8 +36,9 @@
 // quiet before the next look, the skip ends there, off the looks' beat, with its share of a look
 // period, and the looks start again at the next one; what was in flight then lands up to a tick
 // out of phase with the flushers, for a tick. A caller that stops the run between a quiet event
-// and kResume (run_slice's event budget) sees the counters as at the skip's start. What happens at the disturbance (a
-// barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
+// and kResume (run_slice's event budget) sees the counters as at the skip's start. What happens
+// at the disturbance (a barrier behind the queued data, an alignment, a rate change) runs buffer
+// by buffer.
 //
 // Where it is exact: a job whose state repeats every look period gets the exact model's result
 // (up to rounding in the means). tests/equivalence holds both modes to the tolerances of
@@ -41,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/model/latency.hpp"
@@ -67,6 +73,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     std::int64_t checkpoint = -1;
     SimTime mail = 0;
     Duration busy = 0, back_pressured = 0, idle = 0;
+    Duration other_work = 0;  // Subtask::other_work
     std::int64_t records_in = 0, records_out = 0;
     int input_buffers = 0, output_buffers = 0;
   };
@@ -113,9 +120,10 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     const Look* last;
     std::int64_t periods;
   };
-  // Whether the periods between the looks from `from` on each grew as the reference did, and
-  // nothing they do not show could swing a sample beyond the tolerance (see the header).
-  bool steady(std::size_t from, const Reference& ref) const;
+  // Whether the windows between `looks` (equally far apart, a whole number of periods) each grew
+  // as the reference did in as many periods, and nothing they do not show could swing a sample
+  // beyond the tolerance (see the header).
+  bool steady(std::span<const Look* const> looks, const Reference& ref) const;
   // Where a skip from now stops (`stop`; now and neither flag: nowhere): at a look (`at_look`),
   // or at a quiet event that must run at its own time before the skip goes on
   // (`at_quiet_event`). Events before `limit` move with the skip. Notes disturbances.
@@ -162,6 +170,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   std::vector<Look> reference_;        // the first and last look of the last periods alike
   SimTime disturbed_at_ = -1;  // the last time something other than data moving happened
   SimTime skip_from_ = -1;     // the look a skip going on started at
+  SimTime settled_at_ = -1;    // the look the last skip ended at (the job was like the reference)
   // The first pending event at the last look that is neither data moving nor quiet.
   SimTime next_disturbance_ = core::kNever;
   mutable std::size_t counts_size_ = 0;  // of the last look's counters (their next reserve)

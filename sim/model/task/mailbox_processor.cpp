@@ -254,6 +254,7 @@ void StreamTask::run_long_mail(int id, Duration length) {
   Subtask& s = sub(id);
   s.mail_started = std::max(sim_.now(), s.mail_busy_until);
   s.mail_busy_until = s.mail_started + length;
+  s.other_work += length;
   update_thread_state(s);
   sim_.schedule_at(s.mail_busy_until, this, kWake, arg(id));
 }

@@ -50,6 +50,8 @@ struct Subtask {
 
   // --- Task thread (stream_task.hpp): mailbox, the step in progress, time accounting.
   bool busy = false;             // processing a buffer or in a sync snapshot
+  Duration other_work = 0;       // the thread's time so far in checkpoints' synchronous parts
+                                 // and long mails, not on records (for hybrid's looks)
   bool wake_scheduled = false;
   bool flush_scheduled = false;
   bool flush_with_step = false;  // a source whose steps are one buffer timeout: it flushes
