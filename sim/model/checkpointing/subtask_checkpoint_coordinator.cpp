@@ -131,7 +131,6 @@ void SubtaskCheckpointCoordinator::checkpoint_state(int id, const Buffer& barrie
   s.busy = true;
   s.processing = barrier;
   if (pre_barrier == core::kNever) return;  // parked in stopLoad for ever
-  s.other_work += pre_barrier + phase.sync;
   sim_.schedule_in(pre_barrier + phase.sync, this, kSyncDone, arg(id));
 }
 

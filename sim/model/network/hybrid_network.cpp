@@ -192,9 +192,11 @@ bool HybridNetwork::steady(std::span<const Look* const> looks, const Reference& 
     if (!looks[k]->steady_state) return false;
     if (k > 0 && looks[k]->at - looks[k - 1]->at != window) return false;
   }
-  // 1 ms per second: of a window between looks; of a sample for the lumps, which move records
-  // between windows but only seldom across a sample's boundary.
-  const Duration tolerance = window / 1000;
+  // 1 ms per second: of a look period (however long the windows: what a window longer than a
+  // period may leave held back at its end is no more than a period's); of a sample for the
+  // lumps, which move records between windows but only seldom across a sample's boundary.
+  const Duration tolerance = p / 1000;
+  const auto periods_per_window = static_cast<double>(window / p);
   const Duration sample_tolerance = sample_period() / 1000;
   const auto periods = static_cast<double>(ref.periods);
   const auto windows = periods * static_cast<double>(p) / static_cast<double>(window);
@@ -261,7 +263,7 @@ bool HybridNetwork::steady(std::span<const Look* const> looks, const Reference& 
             static_cast<double>(looks[k]->subtasks[i].*field - looks[k - 1]->subtasks[i].*field) -
             mean);
         shown = std::max(shown, off);
-        if (off > mean / 100) swing = std::max(swing, off);
+        if (off > mean / periods_per_window / 100) swing = std::max(swing, off);
       }
     }
     // Records within 1 % of the mean or the lumps: a swing no flushes explain is not steady.
@@ -337,21 +339,17 @@ Duration HybridNetwork::delay_of(SimTime at, const core::EventHandler* target, s
   return tick > 0 ? whole_ticks(at, first, tick) : std::max(by, first - at);
 }
 
-HybridNetwork::Plan HybridNetwork::plan_skip() {
-  // Up to the last look before the first pending event that is neither data moving nor quiet (a
-  // disturbance); or up to the first quiet event before that look, which then runs at its own
-  // time before the skip goes on. Every data event moves, whether it lands before the
-  // disturbance or after it, as it would in the exact run.
-  SimTime first_other = core::kNever;
-  SimTime first_disturbance = core::kNever;
+HybridNetwork::Pending HybridNetwork::note_pending() {
+  Pending pending;
   const SimTime now = sim_.now();
-  SimTime last_data = now;
+  pending.last_data = now;
   sim_.for_each_pending([&](SimTime t, const core::EventHandler* target, std::uint32_t kind) {
     if (moves_data(target, kind))
-      last_data = std::max(last_data, t);
+      pending.last_data = std::max(pending.last_data, t);
     else if (target != this) {
-      first_other = std::min(first_other, t);
-      if (!target->quiet(kind)) first_disturbance = std::min(first_disturbance, t);
+      pending.first_other = std::min(pending.first_other, t);
+      if (!target->quiet(kind))
+        pending.first_disturbance = std::min(pending.first_disturbance, t);
     }
   });
   // Something other than data moving happened since the last look (it ran or was cancelled):
@@ -359,9 +357,21 @@ HybridNetwork::Plan HybridNetwork::plan_skip() {
   // acknowledgement, a notification) is not such a thing, only what it sets off at a subtask,
   // which the looks see (on_event).
   if (next_disturbance_ <= now) disturbed_at_ = std::max(disturbed_at_, next_disturbance_);
-  next_disturbance_ = first_disturbance;
+  next_disturbance_ = pending.first_disturbance;
+  return pending;
+}
+
+HybridNetwork::Plan HybridNetwork::plan_skip() {
+  // Up to the last look before the first pending event that is neither data moving nor quiet (a
+  // disturbance); or up to the first quiet event before that look, which then runs at its own
+  // time before the skip goes on. Every data event moves, whether it lands before the
+  // disturbance or after it, as it would in the exact run.
+  const Pending pending = note_pending();
+  const SimTime first_other = pending.first_other;
+  const SimTime first_disturbance = pending.first_disturbance;
+  const SimTime now = sim_.now();
   Plan plan;
-  plan.limit = std::max(first_other, last_data + 1);
+  plan.limit = std::max(first_other, pending.last_data + 1);
   plan.stop = now;
   const SimTime horizon = std::min(sim_.horizon(), scenario_.duration);
   if (horizon >= core::kNever) return plan;
@@ -540,7 +550,7 @@ void HybridNetwork::resume() {
   }
   grow(std::exchange(skip_from_, -1), sim_.now(), ref);
   disturbed_at_ = sim_.now();
-  next_disturbance_ = core::kNever;
+  note_pending();
   looks_.clear();
   sim_.schedule_at((sim_.now() / period() + 1) * period(), this, kLook);
 }
@@ -558,10 +568,10 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
   if (!looks_.empty()) keep_counters_at_sample_boundary(looks_.back());
   looks_.push_back(std::move(current));
   if (!looks_.back().steady_state) {
-    // Not steady now: no window holding this look is, and a new one starts after it (what
-    // ran before needs no more tracking).
+    // Not steady now: no window ending at this look is, and a new one starts after it. What is
+    // pending still counts: a caught-up window from before this look ends after it.
     disturbed_at_ = sim_.now();
-    next_disturbance_ = core::kNever;
+    note_pending();
     sim_.schedule_in(period(), this, kLook);
     return;
   }

@@ -183,8 +183,8 @@ Duration StreamTask::cost_of(int id, std::int64_t records) {
 void StreamTask::start_processing(int id, const Buffer& b) {
   Subtask& s = sub(id);
   s.busy = true;
-  update_thread_state(s);  // a source's step starts here, outside progress()
   s.processing = b;
+  update_thread_state(s);  // a source's step starts here, outside progress()
   s.processing_started = sim_.now();
   Duration d = service_time(id, b.records);
   // The operators' calls out of processElement, then SinkWriter.write.
@@ -254,7 +254,6 @@ void StreamTask::run_long_mail(int id, Duration length) {
   Subtask& s = sub(id);
   s.mail_started = std::max(sim_.now(), s.mail_busy_until);
   s.mail_busy_until = s.mail_started + length;
-  s.other_work += length;
   update_thread_state(s);
   sim_.schedule_at(s.mail_busy_until, this, kWake, arg(id));
 }

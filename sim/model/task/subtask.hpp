@@ -50,8 +50,9 @@ struct Subtask {
 
   // --- Task thread (stream_task.hpp): mailbox, the step in progress, time accounting.
   bool busy = false;             // processing a buffer or in a sync snapshot
-  Duration other_work = 0;       // the thread's time so far in checkpoints' synchronous parts
-                                 // and long mails, not on records (for hybrid's looks)
+  Duration other_work = 0;       // busy time so far not on records (a checkpoint's synchronous
+                                 // part, a long mail, a stall), for hybrid's looks
+  bool busy_off_records = false;  // the thread is busy now, not on records
   bool wake_scheduled = false;
   bool flush_scheduled = false;
   bool flush_with_step = false;  // a source whose steps are one buffer timeout: it flushes

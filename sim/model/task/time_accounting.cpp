@@ -18,7 +18,10 @@ namespace {
 // Time in the thread's current state goes to the open sample (and idle time to the debloater).
 void add_time(Subtask& s, Duration d) {
   switch (s.thread_state) {
-    case ThreadState::busy: s.sample.busy += d; break;
+    case ThreadState::busy:
+      s.sample.busy += d;
+      if (s.busy_off_records) s.other_work += d;
+      break;
     case ThreadState::back_pressured: s.sample.back_pressured += d; break;
     case ThreadState::idle:
       s.sample.idle += d;
@@ -83,6 +86,8 @@ void StreamTask::update_thread_state(Subtask& s) {
     s.thread_state = ThreadState::back_pressured;
   else
     s.thread_state = ThreadState::idle;
+  s.busy_off_records = s.thread_state == ThreadState::busy &&
+                       !(s.busy && s.processing.kind == Buffer::Kind::data);
 }
 
 }  // namespace ckptsim::model
