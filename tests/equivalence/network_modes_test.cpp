@@ -148,6 +148,11 @@ TEST_CASE("a job that caught up skips again only a whole period after the last d
     s.timeline.push_back(a);
     const ModeRuns r = run_both(s);
     INFO("the Sink's synchronous part " << sink_sync / core::kMillisecond << " ms");
+    // The case's timing: a checkpoint triggered in the look period before the look at 24.0 s
+    // (the rate change then runs on the look after that one).
+    CHECK(std::any_of(r.hybrid.checkpoints.begin(), r.hybrid.checkpoints.end(), [](const auto& c) {
+      return c.trigger_time > core::milliseconds(23800) && c.trigger_time < core::seconds(24);
+    }));
     CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
     CHECK(r.hybrid.network_skipped > core::seconds(10));
   }

@@ -144,6 +144,7 @@ HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
     switch (s.thread_state) {
       case ThreadState::busy:
         t.busy += open;
+        if (s.busy_off_records) t.other_work += open;
         break;
       case ThreadState::back_pressured:
         t.back_pressured += open;
