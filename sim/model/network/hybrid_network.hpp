@@ -16,28 +16,28 @@
 // while the reference is less than kReferenceLifetime old, one period like the reference is enough,
 // or a job that has caught up: a whole period after the last look that saw a disturbance, the
 // periods since the look the last skip ended at, taken together, grew as the reference did (the
-// records a checkpoint held back in one period have come through in the next), with the busy time
-// not on records (a checkpoint's synchronous part, a mail) counted as idle; and no busy time that
-// could swing by more than 1 ms/s between periods for what the periods do not show (a reading step
-// or a filling channel whose lumps beat with the period, one record more or less) or do show
-// (flushes landing on either side of a look, up to a flush per input channel). Then the next k
-// periods, up to the last look before the first pending event that is neither data moving nor quiet
-// (a checkpoint trigger, an RPC to a task, a timeline action, the end of the run or of the slice
-// run_until runs), are skipped: every counter grows k times the reference's mean growth per period,
-// the open samples get the mean per period and close at the sample boundaries, the end-to-end
-// latency histogram gets the mean records, and the data in flight and the pending data events move
-// k periods later (a source's reading steps and the output flushers by whole ticks, to their first
-// tick at or after the new clock, so their phase stays the exact run's). Quiet events within the k
-// periods (a checkpoint's uploads, acknowledgements, completion and notifications) run at their own
-// times: the skip moves the data events past the first of them, lets it run, and goes on (kResume),
-// and the counters grow once at the end (a notification whose cost grows with the data is therefore
-// not quiet: TaskExecutor::quiet). If one sets something off at a subtask (a mail: a
-// notifyCheckpointComplete that costs time) or an event that is not quiet before the next look, the
-// skip ends there, off the looks' beat, with its share of a look period, and the looks start again
-// at the next one; what was in flight then lands up to a tick out of phase with the flushers, for a
-// tick. A caller that stops the run between a quiet event and kResume (run_slice's event budget)
-// sees the counters as at the skip's start. What happens at the disturbance (a barrier behind the
-// queued data, an alignment, a rate change) runs buffer by buffer.
+// records a barrier's broadcast flushed early into one period are missing from the next), with the
+// busy time not on records (a checkpoint's synchronous part, a mail) counted as idle; and no busy
+// time that could swing by more than 1 ms/s between periods for what the periods do not show (a
+// reading step or a filling channel whose lumps beat with the period, one record more or less) or
+// do show (flushes landing on either side of a look, up to a flush per input channel). Then the
+// next k periods, up to the last look before the first pending event that is neither data moving
+// nor quiet (a checkpoint trigger, an RPC to a task, a timeline action, the end of the run or of
+// the slice run_until runs), are skipped: every counter grows k times the reference's mean growth
+// per period, the open samples get the mean per period and close at the sample boundaries, the
+// end-to-end latency histogram gets the mean records, and the data in flight and the pending data
+// events move k periods later (a source's reading steps and the output flushers by whole ticks, to
+// their first tick at or after the new clock, so their phase stays the exact run's). Quiet events
+// within the k periods (a checkpoint's uploads, acknowledgements, completion and notifications) run
+// at their own times: the skip moves the data events past the first of them, lets it run, and goes
+// on (kResume), and the counters grow once at the end (a notification whose cost grows with the
+// data is therefore not quiet: TaskExecutor::quiet). If one sets something off at a subtask (a
+// mail: a notifyCheckpointComplete that costs time) or an event that is not quiet before the next
+// look, the skip ends there, off the looks' beat, with its share of a look period, and the looks
+// start again at the next one; what was in flight then lands up to a tick out of phase with the
+// flushers, for a tick. A caller that stops the run between a quiet event and kResume (run_slice's
+// event budget) sees the counters as at the skip's start. What happens at the disturbance (a
+// barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
 //
 // Where it is exact: a job whose state repeats every look period gets the exact model's result (up
 // to rounding in the means). tests/equivalence holds both modes to the tolerances of
