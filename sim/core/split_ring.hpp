@@ -70,6 +70,8 @@ class SplitRing {
     ++size_;
     ++front_;
   }
+  // Where the ring's first slot is (nothing: empty), for a prefetch.
+  const T* head(const Arena& a) const { return size_ ? &a[slot(0)] : nullptr; }
   void pop_front() {  // the front queue's head
     assert(front_ > 0);
     head_ = (head_ + 1) & mask();

@@ -28,6 +28,7 @@ std::vector<int> contents(const std::deque<int>& front, const std::deque<int>& b
 TEST_CASE("SplitRing: two queues back to back behave as two deques", "[core]") {
   SlotArena<int> arena;
   std::vector<SplitRing<int>> rings(5);
+  CHECK(rings[0].head(arena) == nullptr);  // empty: nothing to fetch
   std::vector<std::deque<int>> front(5), back(5);
   RandomStream random(17, 1);
   int next = 0;
@@ -47,6 +48,7 @@ TEST_CASE("SplitRing: two queues back to back behave as two deques", "[core]") {
       back[k].pop_front();
     } else if (op == 5 && !front[k].empty()) {
       REQUIRE(r.at(arena, 0) == front[k].front());
+      REQUIRE(r.head(arena) == &r.at(arena, 0));  // what a prefetch asks for
       r.pop_front();
       front[k].pop_front();
     } else if (op == 6) {  // to the head of the back queue

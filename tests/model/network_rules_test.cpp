@@ -612,6 +612,9 @@ TEST_CASE("SingleInputGate reads its channels in the order they became available
   q.update(2, true);  // channel 2 first, then 0
   q.update(0, true);
   q.update(2, true);  // already queued: stays where it is
+  CHECK(q.peek(0) == 2);  // the reads to come, for a prefetch
+  CHECK(q.peek(1) == 0);
+  CHECK(q.peek(2) == -1);
   CHECK(q.poll() == 2);
   q.update(2, true);  // it holds more: back at the tail, behind 0
   CHECK(q.poll() == 0);

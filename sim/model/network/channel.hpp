@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct Channel {
   bool blocked : 1 = false;      // an aligned barrier was handed out: nothing more is sent
   bool finished : 1 = false;     // the producer FINISHED: EndOfPartition was consumed
   bool tracked : 1 = false;      // keeps queueing statistics (Network::track_queue)
+  bool wishes_floating : 1 = false;  // its bit in the consumer's wants_floating (kept here: a
+                                     // check that changes nothing need not reach the consumer)
   // The BufferBuilder being filled: less than a segment (at most 1 gb) of records of at least
   // 1 byte each.
   std::int32_t open_bytes = 0;
@@ -136,6 +139,12 @@ struct OutputGroup {  // the subpartitions to one downstream vertex
   std::vector<std::pair<std::int64_t, double>> born_taken;
   // (fills_at, position), smallest first; entries whose fills_at changed since are stale.
   std::vector<std::pair<std::int64_t, int>> fills;
+  // The smallest's fills_at, kept here (fills_changed()): every write reads it, and the heap
+  // lies elsewhere in a big job's memory.
+  std::int64_t next_fill = std::numeric_limits<std::int64_t>::max();
+  void fills_changed() {
+    next_fill = fills.empty() ? std::numeric_limits<std::int64_t>::max() : fills.front().first;
+  }
   bool round_robin() const { return ship != ShipStrategy::forward &&
                                     ship != ShipStrategy::broadcast && weights.empty(); }
   // A position's place in the round-robin order, counted from the origin.

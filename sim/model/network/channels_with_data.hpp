@@ -41,6 +41,9 @@ class ChannelsWithData {
     }
     return -1;
   }
+  // The k-th input in the queue (-1: fewer queued): what poll() returns k reads from now if
+  // nothing changes before (it skips one emptied since). For a prefetch.
+  int peek(std::size_t k) const { return k < order_.size() ? order_[k] : -1; }
 
  private:
   std::vector<std::uint8_t> queued_;

@@ -37,6 +37,7 @@ void Network::clear_network(const std::vector<char>& in) {
     c.blocked = false;
     c.finished = false;
     c.drained_bytes = 0;
+    if (member(c.consumer)) c.wishes_floating = false;  // its wants_floating is reset below
   }
   for (std::size_t id = 0; id < x_.subtasks_.size(); ++id) {
     if (!in[id]) continue;
@@ -58,9 +59,11 @@ void Network::note_received(const Channel& c) {
   sub(c.consumer).with_data.update(c.input_index, c.received_size() > 0);
 }
 
-void Network::note_floating_wish(const Channel& c) {
-  sub(c.consumer).wants_floating.set(c.input_index,
-                                     !c.local && c.backlog > c.credits && !c.blocked);
+void Network::note_floating_wish(Channel& c) {
+  const bool wish = !c.local && c.backlog > c.credits && !c.blocked;
+  if (wish == c.wishes_floating) return;
+  c.wishes_floating = wish;
+  sub(c.consumer).wants_floating.set(c.input_index, wish);
 }
 
 void Network::request_floating(int channel) {

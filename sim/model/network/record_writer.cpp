@@ -65,10 +65,11 @@ void Network::write_round_robin(Subtask& s, int id, OutputGroup& g, std::int64_t
   // (j: the record of this write that reaches the position first).
   std::vector<std::pair<std::int64_t, int>>& filled = filled_scratch_;
   filled.clear();
-  while (!g.fills.empty() && g.fills.front().first <= g.written) {
+  while (g.next_fill <= g.written) {
     const auto [at, position] = g.fills.front();
     std::pop_heap(g.fills.begin(), g.fills.end(), kFillsFirst);
     g.fills.pop_back();
+    g.fills_changed();
     auto& current = g.fills_at[static_cast<std::size_t>(position)];
     if (current != at) continue;  // stale
     current = std::numeric_limits<std::int64_t>::max();
@@ -126,10 +127,12 @@ void Network::update_fill_point(const Subtask& s, OutputGroup& g, int position) 
       if (g.fills_at[p] != std::numeric_limits<std::int64_t>::max())
         g.fills.emplace_back(g.fills_at[p], static_cast<int>(p));
     std::make_heap(g.fills.begin(), g.fills.end(), kFillsFirst);
+    g.fills_changed();
     return;
   }
   g.fills.emplace_back(at, position);
   std::push_heap(g.fills.begin(), g.fills.end(), kFillsFirst);
+  g.fills_changed();
 }
 
 void Network::reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t origin) {
@@ -142,6 +145,7 @@ void Network::reset_round_robin(const Subtask& s, OutputGroup& g, std::size_t or
   g.born_taken.assign(n, {0, 0.0});
   g.fills_at.assign(n, 0);
   g.fills.clear();
+  g.fills_changed();
   for (std::size_t p = 0; p < n; ++p) update_fill_point(s, g, static_cast<int>(p));
 }
 
@@ -158,6 +162,7 @@ void Network::skip_round_robin(const Subtask& s, OutputGroup& g, std::int64_t re
     g.born_taken[p].first += records;
   }
   g.fills.clear();
+  g.fills_changed();
   for (std::size_t p = 0; p < g.channels.size(); ++p) update_fill_point(s, g, static_cast<int>(p));
 }
 
