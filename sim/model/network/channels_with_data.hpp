@@ -16,16 +16,15 @@ namespace ckptsim::model {
 class ChannelsWithData {
  public:
   void reset(std::size_t n) {
-    queued_.assign(n, 0);
-    has_data_.assign(n, 0);
+    flags_.assign(n, 0);
     order_.clear();
   }
   // Input `i` holds something now (or nothing any more).
   void update(int i, bool has_data) {
-    const auto k = static_cast<std::size_t>(i);
-    has_data_[k] = has_data ? 1 : 0;
-    if (has_data && !queued_[k]) {
-      queued_[k] = 1;
+    std::uint8_t& f = flags_[static_cast<std::size_t>(i)];
+    f = static_cast<std::uint8_t>(has_data ? f | kHasData : f & ~kHasData);
+    if (has_data && !(f & kQueued)) {
+      f |= kQueued;
       order_.push_back(i);
     }
   }
@@ -35,9 +34,9 @@ class ChannelsWithData {
     while (!order_.empty()) {
       const int i = order_.front();
       order_.pop_front();
-      const auto k = static_cast<std::size_t>(i);
-      queued_[k] = 0;
-      if (has_data_[k]) return i;
+      std::uint8_t& f = flags_[static_cast<std::size_t>(i)];
+      f &= static_cast<std::uint8_t>(~kQueued);
+      if (f & kHasData) return i;
     }
     return -1;
   }
@@ -46,8 +45,10 @@ class ChannelsWithData {
   int peek(std::size_t k) const { return k < order_.size() ? order_[k] : -1; }
 
  private:
-  std::vector<std::uint8_t> queued_;
-  std::vector<std::uint8_t> has_data_;
+  // Per input, in one array (one cache line for both): queued in order_, holds something.
+  static constexpr std::uint8_t kQueued = 1;
+  static constexpr std::uint8_t kHasData = 2;
+  std::vector<std::uint8_t> flags_;
   core::RingQueue<int> order_;
 };
 
