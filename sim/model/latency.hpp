@@ -34,6 +34,12 @@ class LatencyHistogram {
     }
     sum_ns_ += factor * (later.sum_ns_ - earlier.sum_ns_);
   }
+  // What this holds beyond `earlier` (an earlier state of the same histogram).
+  LatencyHistogram since(const LatencyHistogram& earlier) const {
+    LatencyHistogram d;
+    d.add_difference(*this, earlier, 1.0);
+    return d;
+  }
   std::int64_t records() const { return records_; }
   double mean_ms() const { return records_ > 0 ? sum_ns_ / static_cast<double>(records_) / 1e6 : 0; }
   // Nearest rank over records; the value is the bucket's geometric middle.

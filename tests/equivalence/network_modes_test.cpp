@@ -158,6 +158,34 @@ TEST_CASE("a job that caught up skips again only a whole period after the last d
   }
 }
 
+// A reference serves kReferenceLifetime (10 min) after it is taken; a new one that finds the
+// one it replaces still right (its periods grew as that one's did, its latencies alike) serves
+// twice as long, up to 80 min (HybridNetwork::on_event). A job without slow beats takes its
+// references at the start, 10 min and 30 min into a 45-minute run (at 10, 20, 30 and 40 min too
+// when every reference served 10 min); one whose rate changes takes a new reference after the
+// change, which finds the old one wrong and serves 10 min.
+TEST_CASE("a reference that a new one finds still right serves twice as long",
+          "[equivalence]") {
+  model::Scenario s = bench::scale(32, 10, 45 * 60);
+  s.sample_period = core::kSecond;
+  s.network = model::NetworkMode::hybrid;
+  const run::RunResult steady = run::run(s);
+  CHECK(steady.network_references == 3);
+  // Each reference taken runs about 4.7 s buffer by buffer (2,565.8 s skipped with 5).
+  CHECK(steady.network_skipped > core::seconds(2570));
+  model::TimelineAction a;
+  a.kind = model::ActionKind::set_rate;
+  a.at = core::minutes(15);
+  a.vertex = "Source";
+  a.rate = 0.8 * s.job.vertices.front().records_per_second;
+  s.timeline.push_back(a);
+  const run::RunResult changed = run::run(s);
+  INFO("skipped " << changed.network_skipped / core::kMillisecond << " ms");
+  // The start, 10 min (alike: 20 min), the change at 15 min (not alike: 10 min), 25 min
+  // (alike: 20 min): 4.
+  CHECK(changed.network_references == 4);
+}
+
 // What a quiet event sets off at a subtask is a disturbance (HybridNetwork::on_event, resume): a
 // skip that runs through a checkpoint's completion ends at a notification that starts a mail, and
 // a look that finds a mail started since the one before holds the next skip back by a period,
@@ -246,6 +274,9 @@ TEST_CASE("bench/production.yaml at P = 8 agrees in both network modes over its 
   const ModeRuns r = run_both(s);
   CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
   CHECK(r.hybrid.network_skipped > core::minutes(55));
+  // Its latency drifts: most renewals find the reference before moved, and serve 10 min again
+  // (5 references; 6 when each served 10 min, 3 for a job without slow beats).
+  CHECK(r.hybrid.network_references == 5);
 }
 
 // A random job: 2 to 4 vertices in a chain, parallelism 1 to 6, each edge forward (where the

@@ -317,6 +317,15 @@ bool HybridNetwork::steady(std::span<const Look* const> looks, const Reference& 
   return true;
 }
 
+bool HybridNetwork::same_latencies(const Reference& window, const Reference& ref) {
+  const LatencyHistogram a = window.last->latency.since(window.first->latency);
+  const LatencyHistogram b = ref.last->latency.since(ref.first->latency);
+  if (a.records() == 0 || b.records() == 0) return a.records() == b.records();
+  return std::abs(a.mean_ms() - b.mean_ms()) <= 0.01 * b.mean_ms() &&
+         a.percentile_ms(0.5) == b.percentile_ms(0.5) &&
+         a.percentile_ms(0.99) == b.percentile_ms(0.99);
+}
+
 int HybridNetwork::stepping_source(const core::EventHandler* target, std::uint32_t kind,
                                    std::uint64_t arg) const {
   return target == &x_.tasks() && kind == StreamTask::source_step_event() ? subtask_of(arg) : -1;
@@ -581,7 +590,8 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     // The periods of kReferenceSamples sample periods alike become the reference, once the job
     // has settled for a sample period after a disturbance (records that crossed the disturbance
     // wait differently); after a disturbance (a checkpoint), one period that grew as the
-    // reference did, or a job that has caught up, is enough to go on, for kReferenceLifetime.
+    // reference did, or a job that has caught up, is enough to go on, while the reference
+    // serves (reference_lifetime_).
     const auto periods = static_cast<std::int64_t>(reference_periods());
     std::vector<const Look*> all;
     for (const Look& l : looks_) all.push_back(&l);
@@ -589,13 +599,23 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     bool go = looks_.size() == reference_periods() + 1 && !looks_.front().counts.empty() &&
               looks_.front().at >= disturbed_at_ + sample_period() && steady(all, window);
     if (go) {
+      // A new reference. If the one it replaces was still right, that one would have served
+      // longer: this one serves twice as long (a job without slow beats renews its reference
+      // less and less often).
+      if (reference_.size() == 2) {
+        const Reference old{&reference_[0], &reference_[1], periods};
+        reference_lifetime_ = steady(all, old) && same_latencies(window, old)
+                                  ? std::min(2 * reference_lifetime_, kLongestReferenceLifetime)
+                                  : kReferenceLifetime;
+      }
       reference_ = {looks_.front(), looks_.back()};
-    } else if (reference_.size() == 2 && sim_.now() - reference_[1].at < kReferenceLifetime &&
+      ++references_;
+    } else if (reference_.size() == 2 && sim_.now() - reference_[1].at < reference_lifetime_ &&
                all.size() >= 2 && all[all.size() - 2]->at >= disturbed_at_) {
       // A period since the last disturbance grew as the reference did. Or the job has caught
-      // up: from the last look at which it was like the reference to now, across the
-      // disturbance, it grew as the reference did (what the disturbance held back has come
-      // through), and its queues hold their length.
+      // up: from the look the last skip ended at to now, across the disturbance, it grew as the
+      // reference did (what the disturbance moved has come through), and its queues hold their
+      // length.
       const Reference ref{&reference_[0], &reference_[1], periods};
       const Look* previous = all[all.size() - 2];
       go = steady(std::array{previous, all.back()}, ref);

@@ -13,7 +13,9 @@
 // subtask's busy, back-pressured and idle time within 0.5 ms/s of their mean or of the time of the
 // records the periods show, records within 1 % or the lumps below, queued buffers within one),
 // taken at least a sample period after a disturbance; after a disturbance such as a checkpoint,
-// while the reference is less than kReferenceLifetime old, one period like the reference is enough,
+// while the reference serves (kReferenceLifetime after it is taken; twice as long as the last
+// time when the new reference found the one it replaced still right), one period like the
+// reference is enough,
 // or a job that has caught up: a whole period after the last look that saw a disturbance, the
 // periods since the look the last skip ended at, taken together, grew as the reference did (the
 // records a barrier's broadcast flushed early into one period are missing from the next), with the
@@ -61,6 +63,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
 
   Duration skipped() const { return skipped_; }  // simulated time not run buffer by buffer
   std::int64_t skips() const { return skips_; }
+  std::int64_t references() const { return references_; }  // references taken
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
@@ -96,7 +99,11 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // seconds' latencies can be off what a job with slow beats (timers and buffers that almost
   // fill) averages over minutes: bench/production.yaml at P = 8 averages 124.3 ms over its hour,
   // its first reference 116.4 ms.
+  // A reference that a new one finds still right (the new one's periods grew as it did, and
+  // their latencies' mean within 1 %, their p50 and p99 the same) served twice as long the
+  // next time, up to kLongestReferenceLifetime; one found wrong, kReferenceLifetime again.
   static constexpr Duration kReferenceLifetime = 10 * core::kMinute;
+  static constexpr Duration kLongestReferenceLifetime = 80 * core::kMinute;
 
   // The sample period (a second without time series), the length of a look's period, and the
   // periods a reference spans.
@@ -123,6 +130,9 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // as the reference did in as many periods, and nothing they do not show could swing a sample
   // beyond the tolerance (see the header).
   bool steady(std::span<const Look* const> looks, const Reference& ref) const;
+  // Whether the records' latencies in `window` are as in `ref` (the mean within 1 %, p50 and
+  // p99 in the same bucket).
+  static bool same_latencies(const Reference& window, const Reference& ref);
   // Where a skip from now stops (`stop`; now and neither flag: nowhere): at a look (`at_look`),
   // or at a quiet event that must run at its own time before the skip goes on
   // (`at_quiet_event`). Events before `limit` move with the skip. Notes disturbances.
@@ -176,6 +186,8 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
 
   std::vector<Look> looks_;            // the last reference_periods() + 1, oldest first
   std::vector<Look> reference_;        // the first and last look of the last periods alike
+  Duration reference_lifetime_ = kReferenceLifetime;  // how long reference_ serves
+  std::int64_t references_ = 0;
   SimTime disturbed_at_ = -1;  // the last time something other than data moving happened
   SimTime skip_from_ = -1;     // the look a skip going on started at
   SimTime settled_at_ = -1;    // the look the last skip ended at (the job was like the reference)
