@@ -596,8 +596,11 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
     std::vector<const Look*> all;
     for (const Look& l : looks_) all.push_back(&l);
     const Reference window{&looks_.front(), &looks_.back(), periods};
+    // A reference is made of looks the job ran through, none that a skip extrapolated (a skip
+    // that ended at a slice's end, as serve's are, not at a disturbance, leaves those behind).
     bool go = looks_.size() == reference_periods() + 1 && !looks_.front().counts.empty() &&
-              looks_.front().at >= disturbed_at_ + sample_period() && steady(all, window);
+              looks_.front().at >= disturbed_at_ + sample_period() &&
+              looks_.front().at >= settled_at_ && steady(all, window);
     if (go) {
       // A new reference. If the one it replaces was still right, that one would have served
       // longer: this one serves twice as long (a job without slow beats renews its reference

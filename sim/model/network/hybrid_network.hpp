@@ -95,13 +95,14 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // enough records of a sparse flow.
   static constexpr Duration kShortestLook = 200 * core::kMillisecond;
   static constexpr std::int64_t kReferenceSamples = 3;
-  // A reference older than this is not used after a disturbance: a new one is taken. A few
+  // How long a reference serves after a disturbance by default; then a new one is taken. A few
   // seconds' latencies can be off what a job with slow beats (timers and buffers that almost
   // fill) averages over minutes: bench/production.yaml at P = 8 averages 124.3 ms over its hour,
   // its first reference 116.4 ms.
-  // A reference that a new one finds still right (the new one's periods grew as it did, and
-  // their latencies' mean within 1 %, their p50 and p99 the same) served twice as long the
-  // next time, up to kLongestReferenceLifetime; one found wrong, kReferenceLifetime again.
+  // A new reference that finds the one it replaces still right (its periods grew as that one's
+  // did, their latencies' mean within 1 % and p50 and p99 the same) serves twice as long as that
+  // one did, up to kLongestReferenceLifetime; one that finds it wrong, kReferenceLifetime. (A
+  // beat whose period divides the renewals' spacing would be sampled at one phase each time.)
   static constexpr Duration kReferenceLifetime = 10 * core::kMinute;
   static constexpr Duration kLongestReferenceLifetime = 80 * core::kMinute;
 
