@@ -43,6 +43,16 @@ std::string lines(const std::vector<std::string>& d) {
   return out;
 }
 
+// The timeline action that sets the Source's rate to `factor` times its rate at `at`.
+void change_source_rate(model::Scenario& s, core::SimTime at, double factor) {
+  model::TimelineAction a;
+  a.kind = model::ActionKind::set_rate;
+  a.at = at;
+  a.vertex = "Source";
+  a.rate = factor * s.job.vertices.front().records_per_second;
+  s.timeline.push_back(a);
+}
+
 // Scenarios and shapes checked so far, and how much of their time hybrid skipped.
 struct Tally {
   int runs = 0;
@@ -141,12 +151,7 @@ TEST_CASE("a job that caught up skips again only a whole period after the last d
     model::Scenario s = bench::scale(32, 10, 60);
     s.sample_period = core::kSecond;
     s.job.vertices.back().sync_snapshot = sink_sync;
-    model::TimelineAction a;
-    a.kind = model::ActionKind::set_rate;
-    a.at = core::milliseconds(24200);
-    a.vertex = "Source";
-    a.rate = 2 * s.job.vertices.front().records_per_second;
-    s.timeline.push_back(a);
+    change_source_rate(s, core::milliseconds(24200), 2);
     const ModeRuns r = run_both(s);
     INFO("the Sink's synchronous part " << sink_sync / core::kMillisecond << " ms");
     // The case's timing: a checkpoint triggered in the look period before the look at 24.0 s
@@ -174,12 +179,7 @@ TEST_CASE("a reference that a new one finds still right serves twice as long",
   CHECK(steady.network_references == 3);
   // Each reference taken runs about 4.7 s buffer by buffer (2,565.8 s skipped with 5).
   CHECK(steady.network_skipped > core::seconds(2570));
-  model::TimelineAction a;
-  a.kind = model::ActionKind::set_rate;
-  a.at = core::minutes(15);
-  a.vertex = "Source";
-  a.rate = 0.8 * s.job.vertices.front().records_per_second;
-  s.timeline.push_back(a);
+  change_source_rate(s, core::minutes(15), 0.8);
   const run::RunResult changed = run::run(s);
   INFO("skipped " << changed.network_skipped / core::kMillisecond << " ms");
   // The start, 10 min (alike: 20 min), the change at 15 min (not alike: 10 min), 25 min
