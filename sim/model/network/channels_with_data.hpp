@@ -40,8 +40,8 @@ class ChannelsWithData {
     }
     return -1;
   }
-  // The k-th input in the queue (-1: fewer queued): what poll() returns k reads from now if
-  // nothing changes before (it skips one emptied since). For a prefetch.
+  // The k-th input in the queue (-1: fewer queued), for a prefetch: what poll() returns k reads
+  // from now if nothing changes before (poll() skips an input emptied since; peek() does not).
   int peek(std::size_t k) const { return k < order_.size() ? order_[k] : -1; }
 
  private:
