@@ -148,8 +148,11 @@ void read_cluster(Context& ctx, const Node& map, const model::FlinkConfig& flink
     } else if (e.key == "rpc-latency") {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.rpc_latency.median = *v;
     } else if (e.key == "rpc-latency-spread") {
-      if (auto v = detail::read_double(ctx, e.value, "a lognormal sigma", 0.0, 3.0))
+      if (auto v = detail::read_double(ctx, e.value, "a lognormal sigma", 0.0, 3.0)) {
         cluster.rpc_latency.sigma = *v;
+        // 0: always rpc-latency, and no slow RPCs either (docs/scenario-format.md).
+        if (*v == 0) cluster.rpc_latency.slow_share = 0;
+      }
     } else if (e.key == "checkpoint-warm-up") {
       if (auto v = detail::read_duration(ctx, e.value)) cluster.checkpoint_warm_up = *v;
     } else if (e.key == "local-disk-bandwidth" || e.key == "heap-snapshot-rate") {

@@ -333,6 +333,18 @@ timeline:
   CHECK(s.timeline[8].kind == model::ActionKind::cancel);
 }
 
+// docs/scenario-format.md: "rpc-latency-spread ... (0: always rpc-latency, and no slow RPCs)".
+// The default 1 % of slow RPCs used to stay, so no RPC latency read from a file was fixed.
+TEST_CASE("rpc-latency-spread 0 makes every RPC take rpc-latency, slow ones included") {
+  const model::Scenario spread = load_ok(kMinimalJob);
+  CHECK_FALSE(spread.cluster.rpc_latency.is_fixed());
+  CHECK(spread.cluster.rpc_latency.slow_share > 0);
+  const model::Scenario fixed =
+      load_ok(std::string("cluster: {rpc-latency: 3 ms, rpc-latency-spread: 0}\n") + kMinimalJob);
+  CHECK(fixed.cluster.rpc_latency.is_fixed());
+  CHECK(fixed.cluster.rpc_latency.median == core::milliseconds(3));
+}
+
 TEST_CASE("a start without a state starts from the latest savepoint") {
   const model::Scenario s = load_ok(std::string(kMinimalJob) +
                                     "timeline:\n  - {at: 1 min, do: stop-with-savepoint}\n"
