@@ -106,8 +106,12 @@ std::string format_story(const run::RunResult& r) {
                        r.network != model::NetworkMode::hybrid ? std::string()
                        : r.network_skips == 0
                            ? std::string(" (no period skipped)")
-                           : fmt::format(" ({} of it skipped as steady, in {} skips)",
-                                         human_duration(r.network_skipped), r.network_skips));
+                           : fmt::format(" ({} of it skipped as steady, in {} skips{})",
+                                         human_duration(r.network_skipped), r.network_skips,
+                                         r.network_replayed == 0
+                                             ? std::string()
+                                             : fmt::format(", {} checkpoints replayed",
+                                                           r.network_replayed)));
   }
   std::vector<Row> rows;
   auto add_checkpoints = [&](const std::vector<run::CheckpointRecord>& list) {

@@ -22,6 +22,12 @@ class EventHandler {
     (void)kind;
     return false;
   }
+  // Whether an event of `kind` is a step of triggering a checkpoint at the JobManager, up to the
+  // RPCs to the tasks (a model that replays a checkpoint's effect on the tasks lets it run).
+  virtual bool triggers_checkpoint(std::uint32_t kind) const {
+    (void)kind;
+    return false;
+  }
 };
 
 class Simulation {

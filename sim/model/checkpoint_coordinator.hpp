@@ -227,6 +227,8 @@ class CheckpointCoordinator final : public core::EventHandler,
   bool quiet(std::uint32_t kind) const override {
     return kind == kFinalized || (kind == kExecuteQueuedRequest && decider_.queued() == 0);
   }
+  // From the periodic trigger to the RPCs to the tasks (on_hooks_done).
+  bool triggers_checkpoint(std::uint32_t kind) const override { return kind <= kHooksDone; }
 
  private:
   struct PendingCheckpoint;

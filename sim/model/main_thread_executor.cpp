@@ -33,18 +33,27 @@ void MainThreadExecutor::run(Runnable r) {
   dispatch_next();
 }
 
-bool MainThreadExecutor::quiet(std::uint32_t kind) const {
+template <class Runs>
+bool MainThreadExecutor::runs_only(std::uint32_t kind, Runs&& runs) const {
   // What runs next is the head and, in turn, everything queued behind it.
-  const bool queued_quiet = std::all_of(queue_.begin(), queue_.end(), [](const Runnable& r) {
-    return r.handler->quiet(r.kind);
-  });
+  const bool queued = std::all_of(queue_.begin(), queue_.end(),
+                                  [&](const Runnable& r) { return runs(*r.handler, r.kind); });
   switch (static_cast<Event>(kind)) {
-    case kRunNext: return !queue_.empty() && queued_quiet;
+    case kRunNext: return !queue_.empty() && queued;
     case kContinue:
-      return continuation_.handler && continuation_.handler->quiet(continuation_.kind) &&
-             queued_quiet;
+      return continuation_.handler && runs(*continuation_.handler, continuation_.kind) && queued;
   }
   return false;
+}
+
+bool MainThreadExecutor::quiet(std::uint32_t kind) const {
+  return runs_only(kind, [](const EventHandler& h, std::uint32_t k) { return h.quiet(k); });
+}
+
+bool MainThreadExecutor::triggers_checkpoint(std::uint32_t kind) const {
+  return runs_only(kind, [](const EventHandler& h, std::uint32_t k) {
+    return h.quiet(k) || h.triggers_checkpoint(k);
+  });
 }
 
 void MainThreadExecutor::on_event(std::uint32_t kind, std::uint64_t) {

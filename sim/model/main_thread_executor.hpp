@@ -35,6 +35,8 @@ class MainThreadExecutor final : public core::EventHandler {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   // As quiet as what it runs next, and everything queued behind it.
   bool quiet(std::uint32_t kind) const override;
+  // Likewise: what runs next, and everything queued behind it, is quiet or a trigger's step.
+  bool triggers_checkpoint(std::uint32_t kind) const override;
 
  private:
   struct Runnable {
@@ -46,6 +48,9 @@ class MainThreadExecutor final : public core::EventHandler {
   enum Event : std::uint32_t { kRunNext, kContinue };
 
   void dispatch_next();
+  // Whether `runs` holds for what an event of `kind` runs next and everything queued after it.
+  template <class Runs>
+  bool runs_only(std::uint32_t kind, Runs&& runs) const;
   void run(Runnable r);  // a copy: a continuation replaces continuation_
 
   core::Simulation& sim_;

@@ -52,6 +52,7 @@ struct LiveRun::State {
     result.network_skipped = job.tasks().hybrid_network().skipped();
     result.network_skips = job.tasks().hybrid_network().skips();
     result.network_references = job.tasks().hybrid_network().references();
+    result.network_replayed = job.tasks().hybrid_network().replayed();
     const model::LatencyHistogram& latency = job.tasks().end_to_end_latency();
     result.end_to_end_latency = {latency.records(), latency.mean_ms(),
                                  latency.percentile_ms(0.5), latency.percentile_ms(0.99)};

@@ -238,11 +238,13 @@ struct RunResult {
   std::uint64_t events_executed = 0;
   std::uint64_t buffers_transferred = 0;  // network buffers and events moved to input channels
   // How the network ran (scenario key `network`), and with hybrid the simulated time it
-  // skipped as steady (in how many skips, from how many references).
+  // skipped as steady (in how many skips, from how many references, with how many checkpoints'
+  // windows replayed).
   model::NetworkMode network = model::NetworkMode::exact;
   Duration network_skipped = 0;
   std::int64_t network_skips = 0;
   std::int64_t network_references = 0;
+  std::int64_t network_replayed = 0;
 };
 
 // Epoch milliseconds of a simulated instant.

@@ -32,6 +32,13 @@ TEST_CASE("ckptsim run --network chooses how the network runs and the story says
   CHECK(hybrid.out.find("skipped as steady") != std::string::npos);
   CHECK(hybrid.out.find(" 0 s of it skipped") == std::string::npos);
 
+  // Without spread RPC latencies its checkpoints repeat, and all but the first two are replayed.
+  const Output fixed = run_ckptsim(
+      dir.path(), "run steady.yaml --out f --set cluster.rpc-latency-spread=0 --set duration=6min");
+  REQUIRE(fixed.exit_code == 0);
+  CHECK(fixed.out.find(" skips, 3 checkpoints replayed)") != std::string::npos);
+  CHECK(hybrid.out.find("checkpoints replayed") == std::string::npos);
+
   const Output set = run_ckptsim(dir.path(), "run steady.yaml --out s --set network=exact");
   REQUIRE(set.exit_code == 0);
   CHECK(set.out.find("UTC, network exact\n") != std::string::npos);

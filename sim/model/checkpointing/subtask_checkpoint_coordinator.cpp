@@ -42,6 +42,33 @@ void SubtaskCheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t a)
       tasks().wake(id);
       return;
     }
+    case kReplayState: {
+      const Replay& r = replays_[a];
+      if (!current(r.subtask_arg)) return;
+      const int id = subtask_of(r.subtask_arg);
+      Subtask& s = sub(id);
+      x_.hybrid_network().catch_up(id);  // the counters it reads and resets, as of now
+      s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, r.phase.barrier.checkpoint_id);
+      SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
+      phase = r.phase;
+      phase.sync_started = sim_.now();
+      phase.sync = sync_duration(s, phase.barrier);
+      x_.hybrid_network().replayed_sync(id, phase.sync);
+      sim_.schedule_in(phase.sync, this, kReplaySyncDone, r.subtask_arg);
+      return;
+    }
+    case kReplaySyncDone: {
+      if (!current(a)) return;
+      const int id = subtask_of(a);
+      Subtask& s = sub(id);
+      SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
+      x_.hybrid_network().catch_up(id);  // what the acknowledgement reports
+      phase.sync_end = sim_.now();
+      s.uploading_checkpoint = std::max(s.uploading_checkpoint, phase.barrier.checkpoint_id);
+      s.uc_ack_waiting = true;
+      maybe_send_ack(id);
+      return;
+    }
     case kPrepareThrew: {
       // StreamTask fails the task with "Could not perform checkpoint N for operator ..." (an
       // Exception from triggerCheckpointAsyncInMailbox at a source, an IOException from
@@ -132,6 +159,21 @@ void SubtaskCheckpointCoordinator::checkpoint_state(int id, const Buffer& barrie
   s.processing = barrier;
   if (pre_barrier == core::kNever) return;  // parked in stopLoad for ever
   sim_.schedule_in(pre_barrier + phase.sync, this, kSyncDone, arg(id));
+}
+
+void SubtaskCheckpointCoordinator::replay_state(int id, SimTime at, const Buffer& barrier,
+                                                SimTime started, Duration alignment,
+                                                std::int64_t processed, std::int64_t persisted) {
+  if (id == 0) replays_.clear();  // the last replayed checkpoint's have all run
+  Replay r;
+  r.subtask_arg = arg(id);
+  r.phase.barrier = barrier;
+  r.phase.started = started;
+  r.phase.alignment = alignment;
+  r.phase.processed_bytes = processed;
+  r.phase.persisted_bytes = persisted;
+  replays_.push_back(r);
+  sim_.schedule_at(at, this, kReplayState, replays_.size() - 1);
 }
 
 Duration SubtaskCheckpointCoordinator::sync_duration(Subtask& s, const Buffer& barrier) {

@@ -41,6 +41,12 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
 
   void checkpoint_state(int id, const Buffer& barrier, SimTime started, Duration alignment,
                         std::int64_t processed, std::int64_t persisted_input = 0);
+  // A checkpoint the hybrid network replays (HybridNetwork::replay_checkpoint): at `at`, what
+  // checkpoint_state does at this subtask, and at the end of its synchronous part what
+  // finish_sync_phase does, without a barrier (none is sent) or the task's thread (the replayed
+  // samples hold its time). Both events are quiet.
+  void replay_state(int id, SimTime at, const Buffer& barrier, SimTime started,
+                    Duration alignment, std::int64_t processed, std::int64_t persisted);
   // The acknowledgement goes once the sync part ended, the channel state is complete and the
   // output barriers left (or timed out).
   void maybe_send_ack(int id);
@@ -65,10 +71,18 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   // An acknowledgement travels to the JobManager; the task's thread is done with it.
-  bool quiet(std::uint32_t kind) const override { return kind == kAckArrives; }
+  bool quiet(std::uint32_t kind) const override {
+    return kind == kAckArrives || kind == kReplayState || kind == kReplaySyncDone;
+  }
 
  private:
-  enum Event : std::uint32_t { kSyncDone, kAckArrives, kOutputTimer, kPrepareThrew };
+  enum Event : std::uint32_t {
+    kSyncDone, kAckArrives, kOutputTimer, kPrepareThrew, kReplayState, kReplaySyncDone
+  };
+  struct Replay {  // replay_state's
+    std::uint64_t subtask_arg = 0;
+    SyncPhase phase;
+  };
   struct PendingAck {
     std::int64_t id = 0;
     TaskRef task;
@@ -96,6 +110,7 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
   std::int64_t cold_checkpoint_ = -1;  // the first checkpoint of this submission (-1: none yet)
   std::vector<std::pair<std::uint64_t, std::int64_t>> timers_;  // (subtask arg, checkpoint)
   std::vector<PrepareFailure> prepare_failures_;
+  std::vector<Replay> replays_;  // replay_state's, until the next replayed checkpoint
 };
 
 }  // namespace ckptsim::model

@@ -105,21 +105,19 @@ bool HybridNetwork::only_data_queued() const {
 template <class Counts, class Sums, class Writers>
 void HybridNetwork::for_each_counter(Counts&& counts, Sums&& sums, Writers&& writers) {
   Network& net = x_.network();
-  for (Channel& c : net.channels_) counts(c.drained_bytes);  // first: Look::drained
-  for (Subtask& s : x_.subtasks_) {
-    counts(s.position);
-    counts(s.records_in);
-    counts(s.state_size);
-    counts(s.bytes_since_checkpoint);
+  for (Channel& c : net.channels_) counts(c.drained_bytes, -1);  // first: Look::drained
+  for (int id = 0; id < x_.num_subtasks(); ++id) {
+    Subtask& s = sub(id);
+    for (std::int64_t* v : own_counters(s)) counts(*v, id);
     for (OutputGroup& g : s.outputs) writers(s, g);
   }
   for (QueueStatistics& q : net.queue_statistics_) {
-    counts(q.consumed);
+    counts(q.consumed, -1);
     sums(q.occupancy_integral);
     sums(q.sojourn_total);
   }
   auto transferred = static_cast<std::int64_t>(net.buffers_transferred_);
-  counts(transferred);
+  counts(transferred, -1);
   net.buffers_transferred_ = static_cast<std::uint64_t>(transferred);
 }
 
@@ -173,7 +171,7 @@ HybridNetwork::Look HybridNetwork::look(const Look* previous) const {
   l.counts.reserve(counts_size_);
   l.sums.reserve(sums_size_);
   auto& self = const_cast<HybridNetwork&>(*this);  // the visitor only reads here
-  self.for_each_counter([&](std::int64_t& v) { l.counts.push_back(v); },
+  self.for_each_counter([&](std::int64_t& v, int) { l.counts.push_back(v); },
                         [&](double& v) { l.sums.push_back(v); },
                         [&](Subtask&, OutputGroup& g) { l.counts.push_back(g.written); });
   l.latency = x_.tasks().end_to_end_latency();
@@ -354,12 +352,21 @@ HybridNetwork::Pending HybridNetwork::note_pending() {
   const SimTime now = sim_.now();
   pending.last_data = now;
   sim_.for_each_pending([&](SimTime t, const core::EventHandler* target, std::uint32_t kind) {
-    if (moves_data(target, kind))
+    if (moves_data(target, kind)) {
       pending.last_data = std::max(pending.last_data, t);
-    else if (target != this) {
-      pending.first_other = std::min(pending.first_other, t);
-      if (!target->quiet(kind))
-        pending.first_disturbance = std::min(pending.first_disturbance, t);
+      return;
+    }
+    if (target == this) return;
+    pending.first_other = std::min(pending.first_other, t);
+    if (target->quiet(kind)) return;
+    const bool trigger = target->triggers_checkpoint(kind);
+    if (trigger && replaying(t) >= 0) return;  // a replayed window's trigger is quiet
+    if (!trigger) pending.first_not_trigger = std::min(pending.first_not_trigger, t);
+    if (t < pending.first_disturbance) {
+      pending.first_disturbance = t;
+      pending.first_triggers = trigger;
+    } else if (t == pending.first_disturbance) {
+      pending.first_triggers = pending.first_triggers && trigger;
     }
   });
   // Something other than data moving happened since the last look (it ran or was cancelled):
@@ -376,11 +383,21 @@ HybridNetwork::Plan HybridNetwork::plan_skip() {
   // disturbance); or up to the first quiet event before that look, which then runs at its own
   // time before the skip goes on. Every data event moves, whether it lands before the
   // disturbance or after it, as it would in the exact run.
-  const Pending pending = note_pending();
+  Pending pending = note_pending();
+  Plan plan;
+  // A checkpoint triggered where the recorded window can be replayed: its trigger is quiet, and
+  // the skip goes on through the window (skip_to commits it).
+  if (pending.first_triggers &&
+      can_replay(pending.first_disturbance, pending.first_not_trigger)) {
+    plan.replay_from = (pending.first_disturbance - 1) / period() * period();
+    planned_replay_ = plan.replay_from;
+    pending = note_pending();
+    planned_replay_ = -1;
+  }
+  first_not_trigger_ = pending.first_not_trigger;
   const SimTime first_other = pending.first_other;
   const SimTime first_disturbance = pending.first_disturbance;
   const SimTime now = sim_.now();
-  Plan plan;
   plan.limit = std::max(first_other, pending.last_data + 1);
   plan.stop = now;
   const SimTime horizon = std::min(sim_.horizon(), scenario_.duration);
@@ -440,48 +457,136 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
   // between looks (at a quiet event, when it cannot go on) gets its share of a period.
   const Look one = extrapolated(last, 1, ref, false);
   const Duration sample_period = scenario_.sample_period;
+  // A replayed window's periods grow as its recorded ones did.
+  Duration replayed = 0;
+  for (const SimTime w : replays_) {
+    const Duration covered = std::min(to, w + window_.length) - std::max(from, w);
+    if (covered <= 0) continue;
+    replayed += covered;
+    x_.tasks().end_to_end_latency().add_difference(
+        window_.looks.back().latency, window_.looks.front().latency,
+        static_cast<double>(covered) / static_cast<double>(window_.length));
+  }
   for (SimTime a = from; a < to;) {
     const SimTime end = std::min(to, (a / p + 1) * p);
     const auto share = [&](std::int64_t per_period) {
       if (end - a == p) return per_period;
       return scaled(per_period, static_cast<double>(end - a) / static_cast<double>(p));
     };
+    const Look* l0 = &last;
+    const Look* l1 = &one;
+    for (const SimTime w : replays_)
+      if (a >= w && a < w + window_.length) {
+        const auto k = static_cast<std::size_t>((a - w) / p);
+        l0 = &window_.looks[k];
+        l1 = &window_.looks[k + 1];
+      }
     for (int id = 0; id < x_.num_subtasks(); ++id) {
       Subtask& s = sub(id);
-      const SubtaskLook& s0 = last.subtasks[static_cast<std::size_t>(id)];
-      const SubtaskLook& s1 = one.subtasks[static_cast<std::size_t>(id)];
+      const SubtaskLook& s0 = l0->subtasks[static_cast<std::size_t>(id)];
+      const SubtaskLook& s1 = l1->subtasks[static_cast<std::size_t>(id)];
       s.sample.busy += share(s1.busy - s0.busy);
       s.sample.back_pressured += share(s1.back_pressured - s0.back_pressured);
       s.sample.idle += share(s1.idle - s0.idle);
+      for (const SyncCorrection& c : sync_corrections_)
+        if (c.subtask == id && c.at >= a && c.at < end) {
+          s.sample.busy += c.by;
+          s.sample.idle -= c.by;
+        }
       s.sample.records_in += share(s1.records_in - s0.records_in);
       s.sample.records_out += share(s1.records_out - s0.records_out);
-      if (sample_period > 0 && end == s.sample_start + sample_period)
-        x_.tasks().close_sample(s, s0.input_buffers, s0.output_buffers);
+      if (sample_period > 0 && end == s.sample_start + sample_period) {
+        const SubtaskLook& levels = last.subtasks[static_cast<std::size_t>(id)];
+        x_.tasks().close_sample(s, levels.input_buffers, levels.output_buffers);
+      }
     }
     a = end;
   }
+  grow_counters(to, ref);
+  x_.tasks().end_to_end_latency().add_difference(
+      ref.last->latency, ref.first->latency,
+      static_cast<double>(to - from - replayed) / static_cast<double>(p * ref.periods));
+  replays_.clear();
+  sync_corrections_.clear();
+  first_replayed_ = last_replayed_ = -1;
+  // The data in flight moves on.
+  x_.network().delay_data(to - from);
+  if (to > from) ++skips_;
+  skipped_ += to - from;
+}
+
+void HybridNetwork::grow_counters(SimTime to, const Reference& ref) {
   // Every counter grows as over the last periods; round-robin writers hand their channels the
   // records written meanwhile.
-  const double factor = static_cast<double>(to - from) / static_cast<double>(p * ref.periods);
+  const auto factor_from = [&](SimTime from) {
+    return static_cast<double>(to - from) / static_cast<double>(period() * ref.periods);
+  };
+  const double factor = factor_from(counters_from_);
   std::size_t i = 0;
   std::size_t j = 0;
-  const auto growth = [&] {
-    const std::int64_t g = scaled(ref.last->counts[i] - ref.first->counts[i], factor);
+  const auto growth = [&](double f = -1) {
+    const std::int64_t g =
+        scaled(ref.last->counts[i] - ref.first->counts[i], f < 0 ? factor : f);
     ++i;
     return g;
   };
   for_each_counter(
-      [&](std::int64_t& v) { v += growth(); },
+      [&](std::int64_t& v, int id) {
+        // A subtask's own counters may stand later already (catch_up).
+        const SimTime from =
+            id >= 0 && !caught_up_.empty() ? caught_up_[static_cast<std::size_t>(id)] : -1;
+        v += growth(from > counters_from_ ? factor_from(from) : -1);
+      },
       [&](double& v) {
         v += factor * (ref.last->sums[j] - ref.first->sums[j]);
         ++j;
       },
       [&](Subtask& s, OutputGroup& g) { x_.network().skip_round_robin(s, g, growth()); });
-  x_.tasks().end_to_end_latency().add_difference(ref.last->latency, ref.first->latency, factor);
-  // The data in flight moves on.
-  x_.network().delay_data(to - from);
-  if (to > from) ++skips_;
-  skipped_ += to - from;
+  counters_from_ = to;
+  caught_up_.clear();
+}
+
+void HybridNetwork::replayed_sync(int id, Duration sync) {
+  // (After a skip that gave up within the window, the job runs buffer by buffer: its samples
+  // miss this synchronous part.)
+  const SimTime from = replaying(sim_.now());
+  if (skip_from_ < 0 || from < 0) return;
+  const Window::Taken& taken = window_.taken[static_cast<std::size_t>(id)];
+  if (sync != taken.sync) sync_corrections_.push_back({sim_.now(), id, sync - taken.sync});
+  // The bytes since the checkpoint reach the recorded window's at its end: what the barriers'
+  // broadcast flushed ahead of them came before this checkpoint, not after it.
+  sub(id).bytes_since_checkpoint =
+      taken.bytes_at_end -
+      own_growth(id, kBytesSinceCheckpoint, from + window_.length - sim_.now());
+}
+
+std::int64_t HybridNetwork::own_growth(int id, std::size_t k, Duration d) {
+  // Where the subtask's counters start in for_each_counter's order.
+  if (counter_index_.empty()) {
+    std::size_t at = x_.network().channels_.size();
+    for (const Subtask& s : x_.subtasks_) {
+      counter_index_.push_back(at);
+      at += kOwnCounters + s.outputs.size();
+    }
+  }
+  const std::size_t i = counter_index_[static_cast<std::size_t>(id)] + k;
+  return scaled(reference_[1].counts[i] - reference_[0].counts[i],
+                static_cast<double>(d) /
+                    static_cast<double>(period() *
+                                        static_cast<std::int64_t>(reference_periods())));
+}
+
+void HybridNetwork::catch_up(int id) {
+  // The subtask's own counters, from where they stand to now, as grow_counters grows them.
+  if (skip_from_ < 0 || reference_.size() != 2) return;
+  const auto i = static_cast<std::size_t>(id);
+  if (caught_up_.empty()) caught_up_.assign(x_.subtasks_.size(), -1);
+  const SimTime from = std::max(counters_from_, caught_up_[i]);
+  const SimTime now = sim_.now();
+  if (now <= from) return;
+  std::size_t k = 0;
+  for (std::int64_t* v : own_counters(sub(id))) *v += own_growth(id, k++, now - from);
+  caught_up_[i] = now;
 }
 
 void HybridNetwork::move(Duration by, SimTime limit, bool past_clock) {
@@ -511,8 +616,11 @@ bool HybridNetwork::disturbed_since(const Look& l) const {
   for (std::size_t i = 0; i < l.subtasks.size(); ++i) {
     const SubtaskLook& a = l.subtasks[i];
     const Subtask& s = x_.subtasks_[i];
-    if (a.attempt != s.attempt || a.checkpoint != s.last_checkpoint_taken ||
-        a.mail != s.mail_started)
+    // A replayed checkpoint is no disturbance: the window replayed holds what it did.
+    if (a.attempt != s.attempt || a.mail != s.mail_started ||
+        (a.checkpoint != s.last_checkpoint_taken &&
+         (s.last_checkpoint_taken < first_replayed_ ||
+          s.last_checkpoint_taken > last_replayed_)))
       return true;
   }
   return false;
@@ -523,7 +631,11 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
     // A skip starts at a look: the open samples are accounted up to it first.
     for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
     skip_from_ = sim_.now();
+    counters_from_ = skip_from_;
   }
+  if (plan.replay_from >= 0 &&
+      std::find(replays_.begin(), replays_.end(), plan.replay_from) == replays_.end())
+    replays_.push_back(plan.replay_from);
   if (plan.at_quiet_event) {
     // The skip stops at a quiet event: it runs, then the skip goes on (kResume). No data event
     // runs in between: the skip moves them all past the clock. The counters grow once, when the
@@ -542,6 +654,7 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
   history.push_back(now);
   looks_ = std::move(history);
   settled_at_ = now.at;
+  settled_clear_until_ = first_not_trigger_;
   sim_.schedule_in(period(), this, kLook);
 }
 
@@ -622,17 +735,146 @@ void HybridNetwork::on_event(std::uint32_t kind, std::uint64_t) {
       const Reference ref{&reference_[0], &reference_[1], periods};
       const Look* previous = all[all.size() - 2];
       go = steady(std::array{previous, all.back()}, ref);
-      const auto settled = std::find_if(all.begin(), all.end(),
-                                        [&](const Look* l) { return l->at == settled_at_; });
-      if (!go && settled != all.end() && *settled != previous)
-        go = steady(std::array{*settled, all.back()}, ref);
+      const Look* settled = settled_look();
+      if (!go && settled != nullptr && settled != previous)
+        go = steady(std::array{settled, all.back()}, ref);
     }
     if (go) {
+      record_window();
       skip_to(plan, {&reference_[0], &reference_[1], periods});
       return;
     }
   }
   sim_.schedule_in(period(), this, kLook);
+}
+
+const HybridNetwork::Look* HybridNetwork::settled_look() const {
+  for (const Look& l : looks_)
+    if (l.at == settled_at_) return &l;
+  return nullptr;
+}
+
+void HybridNetwork::record_window() {
+  // The job ran buffer by buffer from the look the last skip ended at to now, and a checkpoint
+  // triggered in the first period of that window was all that happened in it: no other
+  // disturbance was pending then (settled_clear_until_), no subtask restarted or started a mail,
+  // and each took that checkpoint (aligned, without a timeout) in it. The RPCs' latency is fixed
+  // and no timeline action follows a checkpoint, so a checkpoint triggered at the same phase of a
+  // window while the same reference serves does the same.
+  const Look* start = settled_look();
+  const SimTime now = sim_.now();
+  const Duration p = period();
+  if (start == nullptr || settled_clear_until_ < now || !scenario_.cluster.rpc_latency.is_fixed())
+    return;
+  for (const TimelineAction& a : scenario_.timeline)
+    if (a.anchor == ActionAnchor::checkpoint_triggered ||
+        a.anchor == ActionAnchor::checkpoint_completed)
+      return;
+  // A notification whose cost grows with the data reads the bytes since the checkpoint, which a
+  // replay gets right only at the window's end.
+  for (const VertexSpec& v : scenario_.job.vertices)
+    if (v.notify_complete.per_mb_since_checkpoint != 0 || v.notify_complete.per_mb_state != 0)
+      return;
+  const Buffer barrier = x_.snapshots().sync_phase(0).barrier;
+  const SimTime trigger = barrier.timestamp;
+  if (trigger <= start->at || trigger > start->at + p || barrier.kind != Buffer::Kind::barrier ||
+      !barrier.aligned || barrier.unaligned || barrier.timeoutable || barrier.savepoint ||
+      barrier.last_from_source)
+    return;
+  Window w;
+  w.reference = references_;
+  w.phase = trigger - start->at;
+  w.length = now - start->at;
+  w.barrier = barrier;
+  for (int id = 0; id < x_.num_subtasks(); ++id) {
+    const Subtask& s = sub(id);
+    const SubtaskLook& before = start->subtasks[static_cast<std::size_t>(id)];
+    const SubtaskCheckpointCoordinator::SyncPhase& taken = x_.snapshots().sync_phase(id);
+    if (s.attempt != before.attempt || s.mail_started != before.mail ||
+        before.checkpoint >= barrier.checkpoint_id ||
+        s.last_checkpoint_taken != barrier.checkpoint_id ||
+        taken.barrier.checkpoint_id != barrier.checkpoint_id || taken.pre_barrier != 0 ||
+        taken.sync_started < trigger || taken.sync_end < taken.sync_started ||
+        taken.sync_end > now)
+      return;
+    w.taken.push_back({taken.sync_started - trigger, taken.started - trigger, taken.alignment,
+                       taken.processed_bytes, taken.persisted_bytes, taken.sync,
+                       s.bytes_since_checkpoint});
+  }
+  // A checkpoint whose synchronous parts took what the last one's did (not the first of a
+  // submission, whose RocksDB flush holds everything written since the start).
+  std::vector<Duration> syncs;
+  for (const Window::Taken& t : w.taken) syncs.push_back(t.sync);
+  const bool alike = syncs == previous_syncs_;
+  previous_syncs_ = std::move(syncs);
+  if (!alike) return;
+  for (const Look& l : looks_) {
+    if (l.at < start->at) continue;
+    Look kept;
+    kept.at = l.at;
+    kept.subtasks = l.subtasks;
+    kept.latency = l.latency;
+    w.looks.push_back(std::move(kept));
+  }
+  if (static_cast<Duration>(w.looks.size()) != w.length / p + 1) return;
+  window_ = std::move(w);
+}
+
+bool HybridNetwork::can_replay(SimTime trigger, SimTime next_other) const {
+  // The window recorded beside the reference that serves, and serves to the window's end (when
+  // it stops serving, the checkpoint runs buffer by buffer and the looks after it take a new
+  // one); at the same phase; nothing else to happen in it or on the look that ends it (a skip
+  // ends at the last look before a disturbance); within the run or the slice; the same
+  // attempts.
+  const Duration p = period();
+  const SimTime from = (trigger - 1) / p * p;
+  const SimTime to = from + window_.length;
+  if (window_.length == 0 || window_.reference != references_ || reference_.size() != 2 ||
+      to - reference_[1].at >= reference_lifetime_ || from < sim_.now() ||
+      trigger - from != window_.phase || next_other <= to ||
+      to > std::min(sim_.horizon(), scenario_.duration))
+    return false;
+  // The same attempts (a restart deploys anew: other flushers' phases).
+  for (int id = 0; id < x_.num_subtasks(); ++id)
+    if (sub(id).attempt != window_.looks.front().subtasks[static_cast<std::size_t>(id)].attempt)
+      return false;
+  return true;
+}
+
+SimTime HybridNetwork::replaying(SimTime t) const {
+  for (const SimTime from : replays_)
+    if (t >= from && t < from + window_.length) return from;
+  if (planned_replay_ >= 0 && t >= planned_replay_ && t < planned_replay_ + window_.length)
+    return planned_replay_;
+  return -1;
+}
+
+bool HybridNetwork::replay_checkpoint(const Buffer& barrier) {
+  // Only in a skip, within the window it replays, for a checkpoint like the recorded one.
+  const SimTime now = sim_.now();
+  const Buffer& recorded = window_.barrier;
+  const SimTime from = replaying(now);
+  const bool alike = barrier.timestamp - from == window_.phase &&
+                     barrier.aligned == recorded.aligned &&
+                     barrier.unaligned == recorded.unaligned &&
+                     barrier.timeoutable == recorded.timeoutable &&
+                     barrier.savepoint == recorded.savepoint && barrier.full == recorded.full &&
+                     barrier.last_from_source == recorded.last_from_source;
+  if (skip_from_ < 0 || from < 0 || !alike) {
+    // Not replayed: the RPCs go out, and end the skip (they are no quiet events).
+    std::erase(replays_, from);
+    return false;
+  }
+  for (int id = 0; id < x_.num_subtasks(); ++id) {
+    const Window::Taken& t = window_.taken[static_cast<std::size_t>(id)];
+    x_.snapshots().replay_state(id, barrier.timestamp + t.at, barrier,
+                                barrier.timestamp + t.started, t.alignment, t.processed,
+                                t.persisted);
+  }
+  if (first_replayed_ < 0) first_replayed_ = barrier.checkpoint_id;
+  last_replayed_ = barrier.checkpoint_id;
+  ++replayed_;
+  return true;
 }
 
 }  // namespace ckptsim::model

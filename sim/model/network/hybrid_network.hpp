@@ -41,16 +41,44 @@
 // event budget) sees the counters as at the skip's start. What happens at the disturbance (a
 // barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
 //
+// Replayed checkpoints. In a steady job each periodic checkpoint does the same: its trigger comes
+// at the same phase of the looks (an interval of whole look periods), its barriers cross the same
+// channels behind the same data, and the early flushes of its barriers' broadcast move the same
+// records across the same look. So the window a checkpoint ran buffer by buffer in (from the look
+// the last skip ended at, before its trigger, to the look the next skip started at) is recorded
+// (record_window): each subtask's checkpoint_state (when, its start and alignment, its bytes
+// processed and persisted, its synchronous part, its bytes since the checkpoint at the window's
+// end) and the window's looks. It is recorded only where nothing but that checkpoint happened in
+// it, the checkpoint was aligned without a timeout, every subtask took it, its synchronous parts
+// took what the last checkpoint's did (not the first of a submission, whose RocksDB flush holds
+// all the state written since the start), the RPCs' latency is fixed (a spread one gives every
+// checkpoint's sources other trigger times) and no timeline action or notification cost depends
+// on a checkpoint. A later checkpoint triggered at the same phase of a window, while the same
+// reference serves to the window's end and nothing else is pending in the window or on the look
+// that ends it, is replayed (can_replay, replay_checkpoint): the skip goes on through it, the
+// trigger's steps at the JobManager run at their own times as quiet events, no trigger RPC goes
+// out, and each subtask takes the checkpoint when the recorded one did, with the recorded
+// alignment and start (SubtaskCheckpointCoordinator::replay_state: its synchronous part is its
+// own, its upload and acknowledgement follow as quiet events). The window's samples and
+// latencies are the recorded window's, a synchronous part that took longer or shorter than the
+// recorded one moves that much busy time to or from idle, and the counters grow by the reference
+// (over the window, as much as it did: the recorded job caught up at its end); a subtask's own
+// counters are grown to the moment it takes the checkpoint (catch_up), and its bytes since the
+// checkpoint reach the recorded value at the window's end.
+//
 // Where it is exact: a job whose state repeats every look period gets the exact model's result (up
 // to rounding in the means). tests/equivalence holds both modes to the tolerances of
 // docs/scenario-format.md ("network").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "sim/model/latency.hpp"
+#include "sim/model/network/buffer.hpp"
+#include "sim/model/task/subtask.hpp"
 #include "sim/model/task/task_part.hpp"
 
 namespace ckptsim::model {
@@ -64,6 +92,18 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   Duration skipped() const { return skipped_; }  // simulated time not run buffer by buffer
   std::int64_t skips() const { return skips_; }
   std::int64_t references() const { return references_; }  // references taken
+  std::int64_t replayed() const { return replayed_; }  // checkpoints replayed
+
+  // TaskExecutor::trigger_checkpoint: whether the checkpoint `barrier` starts is replayed (the
+  // trigger came in a replayed window with the recorded one's options): then each subtask takes
+  // it as in the recorded window and no trigger RPC goes out.
+  bool replay_checkpoint(const Buffer& barrier);
+  // In a skip, grows subtask `id`'s own counters (its position, records, state) to now, for a
+  // replayed checkpoint to read and reset; grow_counters goes on from there.
+  void catch_up(int id);
+  // A replayed checkpoint's synchronous part at subtask `id` took `sync` (the recorded window's
+  // samples hold the recorded one's): the samples get the difference.
+  void replayed_sync(int id, Duration sync);
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
@@ -117,10 +157,18 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // The job now; not steady_state as soon as eligible() or only_data_queued() fail, or a subtask
   // was saturated since `previous`.
   Look look(const Look* previous) const;
-  // Visits every counter that grows while data moves, in one fixed order: counts(int64&),
-  // sums(double&), writers(Subtask&, OutputGroup&) (a writer's round robin).
+  // Visits every counter that grows while data moves, in one fixed order: counts(int64&, int
+  // subtask, or -1), sums(double&), writers(Subtask&, OutputGroup&) (a writer's round robin).
   template <class Counts, class Sums, class Writers>
   void for_each_counter(Counts&& counts, Sums&& sums, Writers&& writers);
+  // A subtask's own counters, in for_each_counter's order (before its writers').
+  static constexpr std::size_t kOwnCounters = 4;
+  static constexpr std::size_t kBytesSinceCheckpoint = 3;
+  static std::array<std::int64_t*, kOwnCounters> own_counters(Subtask& s) {
+    return {&s.position, &s.records_in, &s.state_size, &s.bytes_since_checkpoint};
+  }
+  // Subtask `id`'s own counter `k` grown over `d` by the reference.
+  std::int64_t own_growth(int id, std::size_t k, Duration d);
   // What the growth per period is compared with: `periods` periods from `first` to `last`.
   struct Reference {
     const Look* first;
@@ -134,6 +182,32 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // Whether the records' latencies in `window` are as in `ref` (the mean within 1 %, p50 and
   // p99 in the same bucket).
   static bool same_latencies(const Reference& window, const Reference& ref);
+  // A checkpoint's window as the job ran it buffer by buffer: from the look the last skip ended
+  // at, before the trigger, to the look the next skip starts at (see the header).
+  struct Window {
+    std::int64_t reference = -1;  // references_ when it was recorded
+    Duration phase = 0;           // from its start to the trigger
+    Duration length = 0;          // whole periods
+    std::vector<Look> looks;      // its start and each period's end (subtasks and latency)
+    Buffer barrier;               // the checkpoint's options
+    struct Taken {                // a subtask's checkpoint_state, from the trigger
+      Duration at = 0;
+      Duration started = 0;
+      Duration alignment = 0;
+      std::int64_t processed = 0;
+      std::int64_t persisted = 0;
+      Duration sync = 0;
+      std::int64_t bytes_at_end = 0;  // Subtask::bytes_since_checkpoint at the window's end
+    };
+    std::vector<Taken> taken;
+  };
+  // Records the window that ends now if it held one checkpoint, the job's only disturbance.
+  void record_window();
+  // Whether the window a trigger pending at `trigger` falls in can be replayed.
+  bool can_replay(SimTime trigger, SimTime next_other) const;
+  // The start of the window replayed in the skip going on, or planned, that `t` falls in; else
+  // -1.
+  SimTime replaying(SimTime t) const;
   // Where a skip from now stops (`stop`; now and neither flag: nowhere): at a look (`at_look`),
   // or at a quiet event that must run at its own time before the skip goes on
   // (`at_quiet_event`). Events before `limit` move with the skip. Notes disturbances.
@@ -142,6 +216,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     SimTime limit = core::kNever;
     bool at_look = false;
     bool at_quiet_event = false;
+    SimTime replay_from = -1;  // a window replayed from there (can_replay)
   };
   Plan plan_skip();
   // The pending events: the first that is not data moving (`first_other`), the first that is
@@ -151,6 +226,10 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     SimTime first_other = core::kNever;
     SimTime first_disturbance = core::kNever;
     SimTime last_data = 0;
+    // Whether every disturbance at first_disturbance is a step of a checkpoint's trigger; the
+    // first disturbance that is none.
+    bool first_triggers = false;
+    SimTime first_not_trigger = core::kNever;
   };
   Pending note_pending();
   // Whether a subtask restarted, took a checkpoint or started a mail since `l`.
@@ -169,6 +248,8 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // What the job did from `from` to `to` by the reference (see the header): the samples, the
   // counters, the latencies and the data in flight.
   void grow(SimTime from, SimTime to, const Reference& ref);
+  // The counters alone, from counters_from_ to now (a replayed checkpoint reads them).
+  void grow_counters(SimTime to, const Reference& ref);
   // Moves the clock `by` later, and the pending data events before `limit` and the threads'
   // steps with it (with `past_clock`, every data event to after the new clock).
   void move(Duration by, SimTime limit, bool past_clock);
@@ -176,6 +257,8 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // started at (skip_from_) and the looks go on, or to a quiet event, after which kResume goes on.
   void skip_to(const Plan& plan, const Reference& ref);
   void resume();
+  // The look the last skip ended at, while looks_ holds it.
+  const Look* settled_look() const;
   // A look keeps its counters (a million channels' worth in a big job) while it is the newest,
   // and after that only at a sample boundary, where a reference may start.
   void keep_counters_at_sample_boundary(Look& l) const;
@@ -198,6 +281,27 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   mutable std::size_t sums_size_ = 0;
   Duration skipped_ = 0;
   std::int64_t skips_ = 0;
+  Window window_;                 // the last window recorded
+  SimTime planned_replay_ = -1;   // the start of the window plan_skip would replay
+  std::vector<SimTime> replays_;  // the starts of the windows replayed in the skip going on
+  // The checkpoints replayed in the skip going on (no disturbance to its looks).
+  std::int64_t first_replayed_ = -1;
+  std::int64_t last_replayed_ = -1;
+  std::int64_t replayed_ = 0;
+  SimTime counters_from_ = -1;    // where the counters stand in the skip going on
+  std::vector<SimTime> caught_up_;  // where a subtask's own stand, if later (catch_up)
+  std::vector<std::size_t> counter_index_;  // of a subtask's own counters
+  struct SyncCorrection {
+    SimTime at;
+    int subtask;
+    Duration by;
+  };
+  std::vector<SyncCorrection> sync_corrections_;  // replayed_sync's, for grow
+  std::vector<Duration> previous_syncs_;  // the last window's synchronous parts (record_window)
+  // The first pending disturbance that is no step of a trigger, at the last plan and at the look
+  // the last skip ended at (a window recorded must not hold one).
+  SimTime first_not_trigger_ = core::kNever;
+  SimTime settled_clear_until_ = -1;
 };
 
 }  // namespace ckptsim::model

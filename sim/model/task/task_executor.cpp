@@ -656,6 +656,7 @@ void TaskExecutor::trigger_checkpoint(std::int64_t id, SimTime timestamp,
   // The source coordinators' checkpoint (SourceCoordinator.checkpointCoordinator).
   for (auto& c : connectors_.vertices)
     if (c.source) c.source->checkpoint_triggered(id);
+  if (hybrid_.replay_checkpoint(barrier)) return;  // network: hybrid, a steady job
   for (std::size_t i = 0; i < subtasks_.size(); ++i) {
     // DefaultCheckpointPlanCalculator.calculateAfterTasksFinished: the running tasks whose every
     // input ended are triggered like sources (no barrier can reach them).

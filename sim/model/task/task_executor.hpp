@@ -182,6 +182,7 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
   const LatencyHistogram& end_to_end_latency() const { return tasks_.end_to_end_latency(); }
   // The hybrid network's skipped time (network: hybrid).
   const HybridNetwork& hybrid_network() const { return hybrid_; }
+  HybridNetwork& hybrid_network() { return hybrid_; }
   // Closes every subtask's time accounting up to now (the end of a run).
   void flush_samples();
   // The same, also reporting the partial last period of every running subtask (of `ids`).
