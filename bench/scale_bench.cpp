@@ -87,6 +87,7 @@ void measure(benchmark::State& state, const model::Scenario& scenario, double ch
   state.counters["wall_per_sim_hour_s"] = wall * 3600.0 / seconds;
   state.counters["events"] = static_cast<double>(last.events_executed);
   state.counters["skipped_s"] = core::to_seconds(last.network_skipped);  // network: hybrid
+  state.counters["replayed"] = static_cast<double>(last.network_replayed);
   state.counters["buffers"] = static_cast<double>(last.buffers_transferred);
   state.counters["events/s"] = static_cast<double>(last.events_executed) / cpu;  // per CPU s
   state.counters["buffers/s"] = static_cast<double>(last.buffers_transferred) / cpu;
@@ -187,6 +188,7 @@ void BM_Memory(benchmark::State& state) {
   const double channels = (vertices - 1.0) * parallelism * parallelism;
   state.counters["channels"] = channels;
   state.counters["skipped_s"] = core::to_seconds(last.network_skipped);  // network: hybrid
+  state.counters["replayed"] = static_cast<double>(last.network_replayed);
   state.counters["sim_s"] = static_cast<double>(seconds);
   state.counters["cpu_s"] = cpu;
   state.counters["buffers"] = static_cast<double>(last.buffers_transferred);
