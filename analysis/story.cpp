@@ -110,8 +110,9 @@ std::string format_story(const run::RunResult& r) {
                                          human_duration(r.network_skipped), r.network_skips,
                                          r.network_replayed == 0
                                              ? std::string()
-                                             : fmt::format(", {} checkpoints replayed",
-                                                           r.network_replayed)));
+                                             : fmt::format(", {} checkpoint{} replayed",
+                                                           r.network_replayed,
+                                                           r.network_replayed == 1 ? "" : "s")));
   }
   std::vector<Row> rows;
   auto add_checkpoints = [&](const std::vector<run::CheckpointRecord>& list) {

@@ -48,10 +48,14 @@ void SubtaskCheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t a)
       const int id = subtask_of(r.subtask_arg);
       Subtask& s = sub(id);
       x_.hybrid_network().catch_up(id);  // the counters it reads and resets, as of now
-      s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, r.phase.barrier.checkpoint_id);
+      const std::int64_t cp = r.phase.barrier.checkpoint_id;
+      s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, cp);
+      if (s.aborted.erase(cp) > 0) return;  // aborted at the JobManager first (R5)
       SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];
       phase = r.phase;
       phase.sync_started = sim_.now();
+      if (vertex(s).sync_snapshot.grows())
+        phase.law = vertex(s).sync_snapshot.describe(x_.cost_inputs(s));
       phase.sync = sync_duration(s, phase.barrier);
       x_.hybrid_network().replayed_sync(id, phase.sync);
       sim_.schedule_in(phase.sync, this, kReplaySyncDone, r.subtask_arg);

@@ -459,7 +459,9 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
   const Duration sample_period = scenario_.sample_period;
   // A replayed window's periods grow as its recorded ones did.
   Duration replayed = 0;
-  for (const SimTime w : replays_) {
+  std::erase_if(replays_, [](const Replay& r) { return !r.confirmed; });
+  for (const Replay& r : replays_) {
+    const SimTime w = r.from;
     const Duration covered = std::min(to, w + window_.length) - std::max(from, w);
     if (covered <= 0) continue;
     replayed += covered;
@@ -467,6 +469,9 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
         window_.looks.back().latency, window_.looks.front().latency,
         static_cast<double>(covered) / static_cast<double>(window_.length));
   }
+  // The windows and the corrections come in time order: each period takes its own.
+  auto window = replays_.begin();
+  auto correction = sync_corrections_.begin();
   for (SimTime a = from; a < to;) {
     const SimTime end = std::min(to, (a / p + 1) * p);
     const auto share = [&](std::int64_t per_period) {
@@ -475,12 +480,17 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
     };
     const Look* l0 = &last;
     const Look* l1 = &one;
-    for (const SimTime w : replays_)
-      if (a >= w && a < w + window_.length) {
-        const auto k = static_cast<std::size_t>((a - w) / p);
-        l0 = &window_.looks[k];
-        l1 = &window_.looks[k + 1];
-      }
+    while (window != replays_.end() && window->from + window_.length <= a) ++window;
+    if (window != replays_.end() && a >= window->from) {
+      const auto k = static_cast<std::size_t>((a - window->from) / p);
+      l0 = &window_.looks[k];
+      l1 = &window_.looks[k + 1];
+    }
+    for (; correction != sync_corrections_.end() && correction->at < end; ++correction) {
+      Subtask& s = sub(correction->subtask);
+      s.sample.busy += correction->by;
+      s.sample.idle -= correction->by;
+    }
     for (int id = 0; id < x_.num_subtasks(); ++id) {
       Subtask& s = sub(id);
       const SubtaskLook& s0 = l0->subtasks[static_cast<std::size_t>(id)];
@@ -488,11 +498,6 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
       s.sample.busy += share(s1.busy - s0.busy);
       s.sample.back_pressured += share(s1.back_pressured - s0.back_pressured);
       s.sample.idle += share(s1.idle - s0.idle);
-      for (const SyncCorrection& c : sync_corrections_)
-        if (c.subtask == id && c.at >= a && c.at < end) {
-          s.sample.busy += c.by;
-          s.sample.idle -= c.by;
-        }
       s.sample.records_in += share(s1.records_in - s0.records_in);
       s.sample.records_out += share(s1.records_out - s0.records_out);
       if (sample_period > 0 && end == s.sample_start + sample_period) {
@@ -502,7 +507,7 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
     }
     a = end;
   }
-  grow_counters(to, ref);
+  grow_counters(from, to, ref);
   x_.tasks().end_to_end_latency().add_difference(
       ref.last->latency, ref.first->latency,
       static_cast<double>(to - from - replayed) / static_cast<double>(p * ref.periods));
@@ -515,13 +520,13 @@ void HybridNetwork::grow(SimTime from, SimTime to, const Reference& ref) {
   skipped_ += to - from;
 }
 
-void HybridNetwork::grow_counters(SimTime to, const Reference& ref) {
+void HybridNetwork::grow_counters(SimTime from_start, SimTime to, const Reference& ref) {
   // Every counter grows as over the last periods; round-robin writers hand their channels the
   // records written meanwhile.
   const auto factor_from = [&](SimTime from) {
     return static_cast<double>(to - from) / static_cast<double>(period() * ref.periods);
   };
-  const double factor = factor_from(counters_from_);
+  const double factor = factor_from(from_start);
   std::size_t i = 0;
   std::size_t j = 0;
   const auto growth = [&](double f = -1) {
@@ -535,14 +540,13 @@ void HybridNetwork::grow_counters(SimTime to, const Reference& ref) {
         // A subtask's own counters may stand later already (catch_up).
         const SimTime from =
             id >= 0 && !caught_up_.empty() ? caught_up_[static_cast<std::size_t>(id)] : -1;
-        v += growth(from > counters_from_ ? factor_from(from) : -1);
+        v += growth(from > from_start ? factor_from(from) : -1);
       },
       [&](double& v) {
         v += factor * (ref.last->sums[j] - ref.first->sums[j]);
         ++j;
       },
       [&](Subtask& s, OutputGroup& g) { x_.network().skip_round_robin(s, g, growth()); });
-  counters_from_ = to;
   caught_up_.clear();
 }
 
@@ -581,7 +585,7 @@ void HybridNetwork::catch_up(int id) {
   if (skip_from_ < 0 || reference_.size() != 2) return;
   const auto i = static_cast<std::size_t>(id);
   if (caught_up_.empty()) caught_up_.assign(x_.subtasks_.size(), -1);
-  const SimTime from = std::max(counters_from_, caught_up_[i]);
+  const SimTime from = std::max(skip_from_, caught_up_[i]);
   const SimTime now = sim_.now();
   if (now <= from) return;
   std::size_t k = 0;
@@ -631,11 +635,11 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
     // A skip starts at a look: the open samples are accounted up to it first.
     for (Subtask& s : x_.subtasks_) x_.tasks().account(s);
     skip_from_ = sim_.now();
-    counters_from_ = skip_from_;
   }
   if (plan.replay_from >= 0 &&
-      std::find(replays_.begin(), replays_.end(), plan.replay_from) == replays_.end())
-    replays_.push_back(plan.replay_from);
+      std::none_of(replays_.begin(), replays_.end(),
+                   [&](const Replay& r) { return r.from == plan.replay_from; }))
+    replays_.push_back({plan.replay_from, false});
   if (plan.at_quiet_event) {
     // The skip stops at a quiet event: it runs, then the skip goes on (kResume). No data event
     // runs in between: the skip moves them all past the clock. The counters grow once, when the
@@ -764,19 +768,28 @@ void HybridNetwork::record_window() {
   const Look* start = settled_look();
   const SimTime now = sim_.now();
   const Duration p = period();
-  if (start == nullptr || settled_clear_until_ < now || !scenario_.cluster.rpc_latency.is_fixed())
+  if (start == nullptr || settled_clear_until_ <= now ||
+      !scenario_.cluster.rpc_latency.is_fixed() ||
+      scenario_.flink.checkpointing.interval <= now - start->at)
     return;
   for (const TimelineAction& a : scenario_.timeline)
     if (a.anchor == ActionAnchor::checkpoint_triggered ||
         a.anchor == ActionAnchor::checkpoint_completed)
       return;
-  // A notification whose cost grows with the data reads the bytes since the checkpoint, which a
-  // replay gets right only at the window's end.
+  // A notification that costs time runs a mail, which would end a skip within a window (a
+  // replay does not occupy the threads); one whose cost grows with the data would also read the
+  // bytes since the checkpoint, which a replay gets right only at the window's end.
   for (const VertexSpec& v : scenario_.job.vertices)
-    if (v.notify_complete.per_mb_since_checkpoint != 0 || v.notify_complete.per_mb_state != 0)
-      return;
+    if (v.notify_complete != CostLaw{}) return;
+  // The JobManager's steps before the RPCs take what they took (no master step or hook whose
+  // duration grows, fails or hangs from some checkpoint on, no coordinator held busy).
+  for (const MasterStepSpec& m : scenario_.jobmanager.master_steps)
+    if (m.duration.grows() || m.fail_from || m.hang_from) return;
+  for (const TimelineAction& a : scenario_.timeline)
+    if (a.kind == ActionKind::coordinator_busy) return;
   const Buffer barrier = x_.snapshots().sync_phase(0).barrier;
   const SimTime trigger = barrier.timestamp;
+  if (dispatched_.first != barrier.checkpoint_id) return;
   if (trigger <= start->at || trigger > start->at + p || barrier.kind != Buffer::Kind::barrier ||
       !barrier.aligned || barrier.unaligned || barrier.timeoutable || barrier.savepoint ||
       barrier.last_from_source)
@@ -785,6 +798,7 @@ void HybridNetwork::record_window() {
   w.reference = references_;
   w.phase = trigger - start->at;
   w.length = now - start->at;
+  w.dispatch = dispatched_.second;
   w.barrier = barrier;
   for (int id = 0; id < x_.num_subtasks(); ++id) {
     const Subtask& s = sub(id);
@@ -842,8 +856,8 @@ bool HybridNetwork::can_replay(SimTime trigger, SimTime next_other) const {
 }
 
 SimTime HybridNetwork::replaying(SimTime t) const {
-  for (const SimTime from : replays_)
-    if (t >= from && t < from + window_.length) return from;
+  for (const Replay& r : replays_)
+    if (t >= r.from && t < r.from + window_.length) return r.from;
   if (planned_replay_ >= 0 && t >= planned_replay_ && t < planned_replay_ + window_.length)
     return planned_replay_;
   return -1;
@@ -854,17 +868,21 @@ bool HybridNetwork::replay_checkpoint(const Buffer& barrier) {
   const SimTime now = sim_.now();
   const Buffer& recorded = window_.barrier;
   const SimTime from = replaying(now);
+  if (from < 0) dispatched_ = {barrier.checkpoint_id, now - barrier.timestamp};
   const bool alike = barrier.timestamp - from == window_.phase &&
+                     now - barrier.timestamp == window_.dispatch &&
                      barrier.aligned == recorded.aligned &&
                      barrier.unaligned == recorded.unaligned &&
                      barrier.timeoutable == recorded.timeoutable &&
                      barrier.savepoint == recorded.savepoint && barrier.full == recorded.full &&
                      barrier.last_from_source == recorded.last_from_source;
   if (skip_from_ < 0 || from < 0 || !alike) {
-    // Not replayed: the RPCs go out, and end the skip (they are no quiet events).
-    std::erase(replays_, from);
+    // Not replayed: the RPCs go out, and end the skip (they are no quiet events); the window
+    // stays unconfirmed, and grows as the reference did.
     return false;
   }
+  for (Replay& r : replays_)
+    if (r.from == from) r.confirmed = true;
   for (int id = 0; id < x_.num_subtasks(); ++id) {
     const Window::Taken& t = window_.taken[static_cast<std::size_t>(id)];
     x_.snapshots().replay_state(id, barrier.timestamp + t.at, barrier,

@@ -49,17 +49,21 @@
 // (record_window): each subtask's checkpoint_state (when, its start and alignment, its bytes
 // processed and persisted, its synchronous part, its bytes since the checkpoint at the window's
 // end) and the window's looks. It is recorded only where nothing but that checkpoint happened in
-// it, the checkpoint was aligned without a timeout, every subtask took it, its synchronous parts
-// took what the last checkpoint's did (not the first of a submission, whose RocksDB flush holds
-// all the state written since the start), the RPCs' latency is fixed (a spread one gives every
-// checkpoint's sources other trigger times) and no timeline action or notification cost depends
-// on a checkpoint. A later checkpoint triggered at the same phase of a window, while the same
-// reference serves to the window's end and nothing else is pending in the window or on the look
-// that ends it, is replayed (can_replay, replay_checkpoint): the skip goes on through it, the
+// it, the window is shorter than the interval, the checkpoint was aligned without a timeout,
+// every subtask took it, its synchronous parts took what the last checkpoint's did (not the
+// first of a submission, whose RocksDB flush holds all the state written since the start), the
+// RPCs' latency is fixed (a spread one gives every checkpoint's sources other trigger times), no
+// master step's or hook's duration grows, fails or hangs, no coordinator is held busy, no
+// timeline action is anchored to a checkpoint and no notification costs time (its mail would end
+// a skip within a window). A later checkpoint triggered at the same phase of a window, while the
+// same reference serves to the window's end, with the same attempts and nothing else pending in
+// the window or on the look that ends it, is replayed (can_replay, replay_checkpoint) if its
+// RPCs go out as long after its trigger as the recorded one's: the skip goes on through it, the
 // trigger's steps at the JobManager run at their own times as quiet events, no trigger RPC goes
 // out, and each subtask takes the checkpoint when the recorded one did, with the recorded
 // alignment and start (SubtaskCheckpointCoordinator::replay_state: its synchronous part is its
-// own, its upload and acknowledgement follow as quiet events). The window's samples and
+// own, its upload and acknowledgement follow as quiet events). A window whose checkpoint did not
+// reach the tasks so grows as the reference did. The window's samples and
 // latencies are the recorded window's, a synchronous part that took longer or shorter than the
 // recorded one moves that much busy time to or from idle, and the counters grow by the reference
 // (over the window, as much as it did: the recorded job caught up at its end); a subtask's own
@@ -188,6 +192,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     std::int64_t reference = -1;  // references_ when it was recorded
     Duration phase = 0;           // from its start to the trigger
     Duration length = 0;          // whole periods
+    Duration dispatch = 0;        // from the trigger to the RPCs (the JobManager's steps)
     std::vector<Look> looks;      // its start and each period's end (subtasks and latency)
     Buffer barrier;               // the checkpoint's options
     struct Taken {                // a subtask's checkpoint_state, from the trigger
@@ -248,8 +253,8 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // What the job did from `from` to `to` by the reference (see the header): the samples, the
   // counters, the latencies and the data in flight.
   void grow(SimTime from, SimTime to, const Reference& ref);
-  // The counters alone, from counters_from_ to now (a replayed checkpoint reads them).
-  void grow_counters(SimTime to, const Reference& ref);
+  // The counters alone, from `from` (a subtask's own ones from where catch_up left them) to `to`.
+  void grow_counters(SimTime from, SimTime to, const Reference& ref);
   // Moves the clock `by` later, and the pending data events before `limit` and the threads'
   // steps with it (with `past_clock`, every data event to after the new clock).
   void move(Duration by, SimTime limit, bool past_clock);
@@ -283,12 +288,17 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   std::int64_t skips_ = 0;
   Window window_;                 // the last window recorded
   SimTime planned_replay_ = -1;   // the start of the window plan_skip would replay
-  std::vector<SimTime> replays_;  // the starts of the windows replayed in the skip going on
+  struct Replay {
+    SimTime from = 0;        // the window's start
+    bool confirmed = false;  // its checkpoint was replayed (replay_checkpoint)
+  };
+  std::vector<Replay> replays_;  // the windows replayed in the skip going on, in time order
+  // The last checkpoint's trigger RPCs: its id, and how long after its trigger they went out.
+  std::pair<std::int64_t, Duration> dispatched_{-1, 0};
   // The checkpoints replayed in the skip going on (no disturbance to its looks).
   std::int64_t first_replayed_ = -1;
   std::int64_t last_replayed_ = -1;
   std::int64_t replayed_ = 0;
-  SimTime counters_from_ = -1;    // where the counters stand in the skip going on
   std::vector<SimTime> caught_up_;  // where a subtask's own stand, if later (catch_up)
   std::vector<std::size_t> counter_index_;  // of a subtask's own counters
   struct SyncCorrection {
