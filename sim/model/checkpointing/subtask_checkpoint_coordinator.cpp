@@ -47,7 +47,7 @@ void SubtaskCheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t a)
       if (!current(r.subtask_arg)) return;
       const int id = subtask_of(r.subtask_arg);
       Subtask& s = sub(id);
-      x_.hybrid_network().catch_up(id);  // the counters it reads and resets, as of now
+      x_.hybrid_network().catch_up_to_snapshot(id);  // the counters it reads and resets
       const std::int64_t cp = r.phase.barrier.checkpoint_id;
       s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, cp);
       if (s.aborted.erase(cp) > 0) return;  // aborted at the JobManager first (R5)
@@ -158,6 +158,7 @@ void SubtaskCheckpointCoordinator::checkpoint_state(int id, const Buffer& barrie
   phase.sync_started = pre_barrier == core::kNever ? core::kNever : sim_.now() + pre_barrier;
   if (vertex(s).sync_snapshot.grows())
     phase.law = vertex(s).sync_snapshot.describe(x_.cost_inputs(s));
+  phase.bytes_read = s.bytes_since_checkpoint;
   phase.sync = sync_duration(s, barrier);
   s.busy = true;
   s.processing = barrier;

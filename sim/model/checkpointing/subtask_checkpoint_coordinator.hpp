@@ -35,6 +35,7 @@ class SubtaskCheckpointCoordinator final : public TaskPart,
     Duration sync = 0;                  // the synchronous part (sync_duration)
     SimTime sync_started = 0;           // when the synchronous part began
     std::string law{};                  // a growing operators' cost, with its quantities
+    std::int64_t bytes_read = 0;        // the bytes since the last checkpoint it read
   };
 
   explicit SubtaskCheckpointCoordinator(TaskExecutor& executor);

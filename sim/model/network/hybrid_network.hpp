@@ -50,8 +50,8 @@
 // processed and persisted, its synchronous part, its bytes since the checkpoint at the window's
 // end) and the window's looks. It is recorded only where nothing but that checkpoint happened in
 // it, the window is shorter than the interval, the checkpoint was aligned without a timeout,
-// every subtask took it, its synchronous parts took what the last checkpoint's did (not the
-// first of a submission, whose RocksDB flush holds all the state written since the start), the
+// every subtask took it, its synchronous parts took what the last checkpoint's did within 1 %
+// (not the first of a submission, whose RocksDB flush holds all the state written since the start), the
 // RPCs' latency is fixed (a spread one gives every checkpoint's sources other trigger times), no
 // master step's or hook's duration grows, fails or hangs, no coordinator is held busy, no
 // timeline action is anchored to a checkpoint and no notification costs time (its mail would end
@@ -67,8 +67,10 @@
 // latencies are the recorded window's, a synchronous part that took longer or shorter than the
 // recorded one moves that much busy time to or from idle, and the counters grow by the reference
 // (over the window, as much as it did: the recorded job caught up at its end); a subtask's own
-// counters are grown to the moment it takes the checkpoint (catch_up), and its bytes since the
-// checkpoint reach the recorded value at the window's end.
+// counters are grown to the moment it takes the checkpoint (catch_up), its snapshot reads the
+// bytes since the last checkpoint as the recorded one did (the records the barriers' broadcast
+// flushed early come before it: Window::Taken::surge), and they reach the recorded value at the
+// window's end.
 //
 // Where it is exact: a job whose state repeats every look period gets the exact model's result (up
 // to rounding in the means). tests/equivalence holds both modes to the tolerances of
@@ -105,6 +107,8 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // In a skip, grows subtask `id`'s own counters (its position, records, state) to now, for a
   // replayed checkpoint to read and reset; grow_counters goes on from there.
   void catch_up(int id);
+  // catch_up, and the bytes since the checkpoint as the recorded snapshot read them.
+  void catch_up_to_snapshot(int id);
   // A replayed checkpoint's synchronous part at subtask `id` took `sync` (the recorded window's
   // samples hold the recorded one's): the samples get the difference.
   void replayed_sync(int id, Duration sync);
@@ -203,6 +207,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
       std::int64_t persisted = 0;
       Duration sync = 0;
       std::int64_t bytes_at_end = 0;  // Subtask::bytes_since_checkpoint at the window's end
+      std::int64_t surge = 0;  // the bytes its snapshot read beyond the reference's growth
     };
     std::vector<Taken> taken;
   };
@@ -312,6 +317,7 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // the last skip ended at (a window recorded must not hold one).
   SimTime first_not_trigger_ = core::kNever;
   SimTime settled_clear_until_ = -1;
+  std::vector<std::int64_t> settled_bytes_;  // Subtask::bytes_since_checkpoint then
 };
 
 }  // namespace ckptsim::model
