@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,7 +43,8 @@ struct IoMetrics {
   double busy_ms = 0;
   void add(const IoMetrics& o);
 };
-IoMetrics subtask_io_metrics(const RunResult& r, int vertex, int subtask);
+// Each subtask's of `vertex`, in subtask order.
+std::vector<IoMetrics> vertex_io_metrics(const RunResult& r, int vertex);
 nlohmann::ordered_json io_metrics_json(const IoMetrics& m, model::FlinkVersion version);  // IOMetricsInfo
 
 // {EXECUTIONSTATE: n} with UPPERCASE keys, every state in declaration order.

@@ -131,6 +131,7 @@ ordered_json job_vertex(const RunResult& r, int vertex, std::int64_t now) {
   std::int64_t end = 0;
   bool all_terminal = true;
   rest::IoMetrics metrics;
+  for (const rest::IoMetrics& m : rest::vertex_io_metrics(r, vertex)) metrics.add(m);
   for (int s = 0; s < info.parallelism; ++s) {
     const model::ExecutionState state = rest::subtask_state(r, vertex, s);
     const SubtaskExecution e = rest::subtask_execution(r, vertex, s);
@@ -139,7 +140,6 @@ ordered_json job_vertex(const RunResult& r, int vertex, std::int64_t now) {
     if (deployed > 0) start = std::min(start, deployed);
     all_terminal = all_terminal && rest::is_terminal(state);
     end = std::max(end, rest::state_timestamp(r, e, state));
-    metrics.add(rest::subtask_io_metrics(r, vertex, s));
   }
   std::int64_t duration = -1;
   if (start < std::numeric_limits<std::int64_t>::max()) {

@@ -83,7 +83,8 @@ struct SubtaskDetails {
 };
 
 // SubtaskExecutionAttemptDetailsInfo.create for the current attempt of one subtask.
-SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask, std::int64_t now) {
+SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask,
+                               const rest::IoMetrics& metrics, std::int64_t now) {
   const ExecutionState state = rest::subtask_state(r, vertex, subtask);
   const SubtaskExecution e = rest::subtask_execution(r, vertex, subtask);
   // The slot, and so the TaskManagerLocation, is assigned before DEPLOYING.
@@ -97,7 +98,7 @@ SubtaskDetails subtask_details(const RunResult& r, int vertex, int subtask, std:
   const std::int64_t duration = start > 0 ? ((end > 0 ? end : now) - start) : -1;
 
   SubtaskDetails d;
-  d.metrics = rest::subtask_io_metrics(r, vertex, subtask);
+  d.metrics = metrics;
   ordered_json status_duration = ordered_json::object();
   for (ExecutionState s : kDurationStates) {
     const std::int64_t ms = state_duration(r, e, state, s, now);
@@ -135,11 +136,7 @@ struct Ratios {
   double back_pressured = 0, idle = 0, busy = 0;
 };
 
-Ratios latest_ratios(const RunResult& r, int vertex, int subtask, bool* found) {
-  const TaskSampleRow* latest = nullptr;
-  for (const TaskSampleRow& row : r.timeseries) {
-    if (row.vertex == vertex && row.subtask == subtask) latest = &row;
-  }
+Ratios ratios_of(const TaskSampleRow* latest, bool* found) {
   Ratios out;
   if (latest == nullptr || latest->sample.period <= 0) return out;
   *found = true;
@@ -179,8 +176,9 @@ ordered_json rest_vertex_details(const RunResult& r, int vertex) {
                                                  "accumulated-idle-time"};
   std::vector<std::vector<std::int64_t>> metric_values(metric_names.size());
   std::vector<std::vector<std::int64_t>> duration_values(std::size(kDurationStates));
+  const std::vector<rest::IoMetrics> io = rest::vertex_io_metrics(r, vertex);
   for (int s = 0; s < info.parallelism; ++s) {
-    SubtaskDetails d = subtask_details(r, vertex, s, now);
+    SubtaskDetails d = subtask_details(r, vertex, s, io[static_cast<std::size_t>(s)], now);
     const rest::IoMetrics& m = d.metrics;
     const std::int64_t row[] = {m.read_bytes,       m.write_bytes,
                                 m.read_records,     m.write_records,
@@ -214,8 +212,14 @@ ordered_json rest_vertex_details(const RunResult& r, int vertex) {
 ordered_json rest_vertex_backpressure(const RunResult& r, int vertex) {
   const VertexInfo& info = r.vertices[static_cast<std::size_t>(vertex)];
   bool any = false;
+  // The latest row of each subtask, in one pass over the time series.
+  std::vector<const TaskSampleRow*> latest(static_cast<std::size_t>(info.parallelism), nullptr);
+  for (const TaskSampleRow& row : r.timeseries) {
+    if (row.vertex == vertex && row.subtask >= 0 && row.subtask < info.parallelism)
+      latest[static_cast<std::size_t>(row.subtask)] = &row;
+  }
   std::vector<Ratios> ratios;
-  for (int s = 0; s < info.parallelism; ++s) ratios.push_back(latest_ratios(r, vertex, s, &any));
+  for (const TaskSampleRow* row : latest) ratios.push_back(ratios_of(row, &any));
   ordered_json out;
   if (!any) {
     // No metrics for the vertex yet: VertexBackPressureStatus.DEPRECATED, everything else null
