@@ -334,15 +334,19 @@ bool HybridNetwork::moves_data(const core::EventHandler* target, std::uint32_t k
          (target == &x_.network() && Network::moves_data(kind));
 }
 
+Duration HybridNetwork::tick_of(const core::EventHandler* target, std::uint32_t kind,
+                                std::uint64_t arg) const {
+  if (const int source = stepping_source(target, kind, arg); source >= 0)
+    return sub(source).step_period;
+  return target == &x_.network() && Network::moves_data(kind) ? scenario_.flink.buffer_timeout
+                                                               : 0;
+}
+
 Duration HybridNetwork::delay_of(SimTime at, const core::EventHandler* target, std::uint32_t kind,
                                  std::uint64_t arg, SimTime clock, Duration by,
                                  bool past_clock) const {
   if (!moves_data(target, kind)) return 0;  // a quiet event or a disturbance keeps its time
-  Duration tick = 0;
-  if (const int source = stepping_source(target, kind, arg); source >= 0)
-    tick = sub(source).step_period;
-  else if (target == &x_.network() && Network::moves_data(kind))
-    tick = scenario_.flink.buffer_timeout;
+  const Duration tick = tick_of(target, kind, arg);
   const SimTime first = past_clock ? clock + 1 : clock;
   return tick > 0 ? whole_ticks(at, first, tick) : std::max(by, first - at);
 }
@@ -351,6 +355,7 @@ HybridNetwork::Pending HybridNetwork::note_pending() {
   Pending pending;
   const SimTime now = sim_.now();
   pending.last_data = now;
+  const bool runs_mail = x_.quiet_event_runs_mail();
   sim_.for_each_pending([&](SimTime t, const core::EventHandler* target, std::uint32_t kind) {
     if (moves_data(target, kind)) {
       pending.last_data = std::max(pending.last_data, t);
@@ -358,7 +363,10 @@ HybridNetwork::Pending HybridNetwork::note_pending() {
     }
     if (target == this) return;
     pending.first_other = std::min(pending.first_other, t);
-    if (target->quiet(kind)) return;
+    if (target->quiet(kind)) {
+      if (target == &x_ && runs_mail) pending.first_mail = std::min(pending.first_mail, t);
+      return;
+    }
     const bool trigger = target->triggers_checkpoint(kind);
     if (trigger && replaying(t) >= 0) return;  // a replayed window's trigger is quiet
     if (!trigger) pending.first_not_trigger = std::min(pending.first_not_trigger, t);
@@ -410,6 +418,9 @@ HybridNetwork::Plan HybridNetwork::plan_skip() {
   if (first_other < end) {
     plan.stop = first_other;
     plan.at_quiet_event = true;
+    plan.runs_no_mail = first_other < pending.first_mail;
+    plan.park_at = std::min(end, pending.first_mail);
+    plan.park_past_clock = pending.first_mail < end;
   } else if (end > now) {
     plan.stop = end;
     plan.at_look = true;
@@ -606,23 +617,62 @@ void HybridNetwork::catch_up(int id) {
 void HybridNetwork::move(Duration by, SimTime limit, bool past_clock) {
   // The threads' steps and the pending data events move on; a source's step with its timer,
   // which keeps its phase (delay_of).
-  std::vector<Duration> step_delay(x_.subtasks_.size(), by);
   const SimTime clock = sim_.now() + by;
+  if (parked_.to >= 0) {
+    // The data events are already at or after the clock (park): the clock and the threads move.
+    sim_.skip(by, clock, [](SimTime, const core::EventHandler*, std::uint32_t, std::uint64_t) {
+      return Duration{0};
+    });
+    for (std::size_t id = 0; id < x_.subtasks_.size(); ++id) {
+      SimTime& step = step_at_[id];
+      const Duration tick = x_.subtasks_[id].step_period;
+      const SimTime first = past_clock ? clock + 1 : clock;
+      const Duration d =
+          step < 0 ? by : (tick > 0 ? whole_ticks(step, first, tick) : std::max(by, first - step));
+      if (step >= 0) step += d;
+      move_thread(x_.subtasks_[id], by, d);
+    }
+    return;
+  }
+  step_at_.assign(x_.subtasks_.size(), -1);
+  std::vector<Duration> step_delay(x_.subtasks_.size(), by);
   sim_.skip(by, limit,
             [&](SimTime at, const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
               const Duration d = delay_of(at, target, kind, a, clock, by, past_clock);
-              if (const int source = stepping_source(target, kind, a); source >= 0)
+              if (const int source = stepping_source(target, kind, a); source >= 0) {
                 step_delay[static_cast<std::size_t>(source)] = d;
+                step_at_[static_cast<std::size_t>(source)] = at + d;
+              }
               return d;
             });
-  for (std::size_t id = 0; id < x_.subtasks_.size(); ++id) {
-    Subtask& s = x_.subtasks_[id];
-    s.busy_since += step_delay[id];
-    if (s.read_from >= 0) s.read_from += step_delay[id];
-    s.processing_started += by;
-    if (s.busy) s.processing.born += by;
-    s.accounted_until += by;
-  }
+  for (std::size_t id = 0; id < x_.subtasks_.size(); ++id)
+    move_thread(x_.subtasks_[id], by, step_delay[id]);
+}
+
+void HybridNetwork::move_thread(Subtask& s, Duration by, Duration step_delay) {
+  s.busy_since += step_delay;
+  if (s.read_from >= 0) s.read_from += step_delay;
+  s.processing_started += by;
+  if (s.busy) s.processing.born += by;
+  s.accounted_until += by;
+}
+
+void HybridNetwork::park(SimTime to, bool past_clock) {
+  if (parked_.to == to && parked_.past_clock == past_clock) return;
+  // From where the moves so far put them (parked_) to where a move to `to` puts them: the data
+  // in flight by the difference, to after the clock; a timer that ticks to its first firing at
+  // or after it, earlier too (it never fires more than a tick after the clock it was placed at,
+  // so its first firing at or after a later clock is where the moves would put it).
+  const SimTime from = parked_.to;
+  const SimTime first = past_clock ? to + 1 : to;
+  sim_.skip(0, core::kNever,
+            [&](SimTime at, const core::EventHandler* target, std::uint32_t kind, std::uint64_t a) {
+              if (!moves_data(target, kind)) return Duration{0};
+              const Duration tick = tick_of(target, kind, a);
+              if (tick <= 0) return std::max(at + (to - from), first) - at;
+              return at < first ? whole_ticks(at, first, tick) : -((at - first) / tick * tick);
+            });
+  parked_ = {to, past_clock};
 }
 
 bool HybridNetwork::disturbed_since(const Look& l) const {
@@ -654,11 +704,21 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
     // The skip stops at a quiet event: it runs, then the skip goes on (kResume). No data event
     // runs in between: the skip moves them all past the clock. The counters grow once, when the
     // skip ends.
-    if (plan.stop > sim_.now()) move(plan.stop - sim_.now(), plan.limit, true);
+    if (plan.stop > sim_.now()) {
+      move(plan.stop - sim_.now(), plan.limit, true);
+      if (parked_.to < 0) parked_ = {plan.stop, true};
+    }
+    // The data events go on to where the skip's end, or the next stop that may run a mail,
+    // wants them, not again at each stop: a skip through a replayed checkpoint stops at
+    // hundreds of quiet events.
+    if (parked_.to >= 0) park(plan.park_at, plan.park_past_clock);
+    stopped_without_mail_ = plan.runs_no_mail;
     sim_.schedule_at(plan.stop, this, kResume);
     return;
   }
+  if (parked_.to >= 0) park(plan.stop, false);
   move(plan.stop - sim_.now(), plan.limit, false);
+  parked_ = {};
   grow(std::exchange(skip_from_, -1), sim_.now(), ref);
   // The looks go on as if the reference's growth had gone on up to now.
   const Look now = look(nullptr);
@@ -677,16 +737,22 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
 void HybridNetwork::resume() {
   // Only quiet events ran since the skip stopped here (they queue nothing in a channel), unless
   // they set something off at a subtask: then the skip ends here, off the looks' beat, the job
-  // runs buffer by buffer, and the looks start again at the next one.
+  // runs buffer by buffer, and the looks start again at the next one. Quiet events that run no
+  // mail on a task's thread change nothing eligible() and disturbed_since() read: a skip with
+  // thousands of subtasks stops at thousands of them per checkpoint (their syncs, uploads,
+  // acknowledgements and notifications), so they are not read again.
   const Reference ref{&reference_[0], &reference_[1],
                       static_cast<std::int64_t>(reference_periods())};
-  if (eligible() && !disturbed_since(looks_.back())) {
+  if (stopped_without_mail_ || (eligible() && !disturbed_since(looks_.back()))) {
     const Plan plan = plan_skip();
     if (plan.at_look || plan.at_quiet_event) {
       skip_to(plan, ref);
       return;
     }
   }
+  // The skip ends here: the data events go where the stop here put them.
+  if (parked_.to >= 0) park(sim_.now(), true);
+  parked_ = {};
   grow(std::exchange(skip_from_, -1), sim_.now(), ref);
   disturbed_at_ = sim_.now();
   note_pending();

@@ -37,9 +37,17 @@
 // mail: a notifyCheckpointComplete that costs time) or an event that is not quiet before the next
 // look, the skip ends there, off the looks' beat, with its share of a look period, and the looks
 // start again at the next one; what was in flight then lands up to a tick out of phase with the
-// flushers, for a tick. A caller that stops the run between a quiet event and kResume (run_slice's
-// event budget) sees the counters as at the skip's start. What happens at the disturbance (a
-// barrier behind the queued data, an alignment, a rate change) runs buffer by buffer.
+// flushers, for a tick. A skip through a checkpoint of a thousand subtasks stops at hundreds of
+// quiet events; at each the data events would be taken out of the queue and put back. So at the
+// first stop they are parked (park): placed where the moves would have put them at the skip's end,
+// or just after the first quiet event before it that may run a mail
+// (TaskExecutor::quiet_event_runs_mail); later stops move only the clock and the threads' steps,
+// and a skip that ends early places them back where the stop it ends at would have. After a stop
+// whose events run no mail, eligible() and disturbed_since() are not read again: such events
+// change nothing they read. Both leave every result as it was, byte for byte. A caller that
+// stops the run between a quiet event and kResume (run_slice's event budget) sees the counters as
+// at the skip's start. What happens at the disturbance (a barrier behind the queued data, an
+// alignment, a rate change) runs buffer by buffer.
 //
 // Replayed checkpoints. In a steady job each periodic checkpoint does the same: its trigger comes
 // at the same phase of the looks (an interval of whole look periods), its barriers cross the same
@@ -226,6 +234,13 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     SimTime limit = core::kNever;
     bool at_look = false;
     bool at_quiet_event = false;
+    // The quiet events at `stop` run no mail: what they do leaves eligible() and
+    // disturbed_since() as they were.
+    bool runs_no_mail = false;
+    // Where the data events go at a quiet stop (park): as a move to the skip's end would put
+    // them, or just after the first quiet event before it that may run a mail.
+    SimTime park_at = -1;
+    bool park_past_clock = false;
     SimTime replay_from = -1;  // a window replayed from there (can_replay)
   };
   Plan plan_skip();
@@ -240,6 +255,9 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
     // first disturbance that is none.
     bool first_triggers = false;
     SimTime first_not_trigger = core::kNever;
+    // The first quiet event that may run a mail on a task's thread
+    // (TaskExecutor::quiet_event_runs_mail).
+    SimTime first_mail = core::kNever;
   };
   Pending note_pending();
   // Whether a subtask restarted, took a checkpoint or started a mail since `l`.
@@ -261,8 +279,17 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // The counters alone, from `from` (a subtask's own ones from where catch_up left them) to `to`.
   void grow_counters(SimTime from, SimTime to, const Reference& ref);
   // Moves the clock `by` later, and the pending data events before `limit` and the threads'
-  // steps with it (with `past_clock`, every data event to after the new clock).
+  // steps with it (with `past_clock`, every data event to after the new clock). Parked data
+  // events are already there.
   void move(Duration by, SimTime limit, bool past_clock);
+  // A thread's step moved on: its time stamps `by`, its reading step `step_delay`.
+  static void move_thread(Subtask& s, Duration by, Duration step_delay);
+  // Places the pending data events where the moves so far (parked_) and one more, to `to`, put
+  // them; the clock stays. The threads move with the clock (move).
+  void park(SimTime to, bool past_clock);
+  // The period of a pending data event's timer (a source's reading step, the output flusher),
+  // else 0.
+  Duration tick_of(const core::EventHandler* target, std::uint32_t kind, std::uint64_t arg) const;
   // Skips as `plan` says: to a look, where the job grows by the reference from the look the skip
   // started at (skip_from_) and the looks go on, or to a quiet event, after which kResume goes on.
   void skip_to(const Plan& plan, const Reference& ref);
@@ -284,6 +311,16 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   std::int64_t references_ = 0;
   SimTime disturbed_at_ = -1;  // the last time something other than data moving happened
   SimTime skip_from_ = -1;     // the look a skip going on started at
+  bool stopped_without_mail_ = false;  // the stop kResume follows ran no mail (Plan)
+  // Where a skip that stopped at a quiet event placed the pending data events: where moves up to
+  // `to` put them (-1: nowhere ahead of the clock), and where each source's reading step would
+  // be now without that (-1: none pending).
+  struct Parked {
+    SimTime to = -1;
+    bool past_clock = false;
+  };
+  Parked parked_;
+  std::vector<SimTime> step_at_;
   SimTime settled_at_ = -1;    // the look the last skip ended at (the job was like the reference)
   // The first pending event at the last look that is neither data moving nor quiet.
   SimTime next_disturbance_ = core::kNever;
