@@ -28,6 +28,14 @@ struct ModeRuns {
   run::RunResult hybrid;
 };
 
+// The scale shape at P = 32, 10 MB/s per source subtask, for a simulated minute, with a sample a
+// second (bench/shapes.hpp's has none).
+model::Scenario sampled_scale32() {
+  model::Scenario s = bench::scale(32, 10, 60);
+  s.sample_period = core::kSecond;
+  return s;
+}
+
 ModeRuns run_both(model::Scenario s) {
   ModeRuns r;
   s.network = model::NetworkMode::exact;
@@ -127,8 +135,7 @@ TEST_CASE("the benchmarks' shapes agree in both network modes", "[equivalence]")
     // 32 input channels' flushes land on either side of a look: a consumer's records, and so its
     // busy time, swing between periods by what the periods show (HybridNetwork::steady). Its
     // checkpoints take 0.7 s of each 10 s interval, uploading.
-    model::Scenario s = bench::scale(32, 10, 60);
-    s.sample_period = core::kSecond;
+    model::Scenario s = sampled_scale32();
     const ModeRuns r = run_both(s);
     INFO("scale P=32, 10 MB/s, 1 min");
     CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
@@ -151,8 +158,7 @@ TEST_CASE("the benchmarks' shapes agree in both network modes", "[equivalence]")
 // moves. Its statistics are what the exact run reports: each subtask's alignment and start delay
 // within 5 ms, its sizes within 2 %.
 TEST_CASE("a replayed checkpoint reports what the exact run does", "[equivalence]") {
-  model::Scenario s = bench::scale(32, 10, 60);
-  s.sample_period = core::kSecond;
+  model::Scenario s = sampled_scale32();
   const ModeRuns r = run_both(s);
   CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
   REQUIRE(r.hybrid.network_replayed >= 3);
@@ -190,8 +196,7 @@ TEST_CASE("a replayed checkpoint reports what the exact run does", "[equivalence
 // within record_window's 1 % (exactly equal ones were required before, and none was recorded).
 TEST_CASE("a replayed checkpoint's bytes since the checkpoint are the exact run's",
           "[equivalence]") {
-  model::Scenario s = bench::scale(32, 10, 60);
-  s.sample_period = core::kSecond;
+  model::Scenario s = sampled_scale32();
   s.job.vertices.at(2).sync_snapshot.per_mb_since_checkpoint = core::milliseconds(1);
   const ModeRuns r = run_both(s);
   CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
@@ -212,8 +217,7 @@ TEST_CASE("a replayed checkpoint's bytes since the checkpoint are the exact run'
 // disturbance falls on the look that ends its window: "a job that caught up" above, whose rate
 // change on such a look failed the samples until can_replay looked past the window's end.)
 TEST_CASE("a checkpoint is replayed only where its RPCs' latencies are fixed", "[equivalence]") {
-  model::Scenario s = bench::scale(32, 10, 60);
-  s.sample_period = core::kSecond;
+  model::Scenario s = sampled_scale32();
   s.cluster.rpc_latency = {core::milliseconds(2), 0.8, 0.01, core::milliseconds(20), 0.5};
   const ModeRuns r = run_both(s);
   CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
@@ -226,8 +230,7 @@ TEST_CASE("a checkpoint is replayed only where its RPCs' latencies are fixed", "
 // RPCs went out later than the recorded one's is not replayed, and none is recorded.
 TEST_CASE("a checkpoint whose coordinator takes longer each time is not replayed",
           "[equivalence]") {
-  model::Scenario s = bench::scale(32, 10, 60);
-  s.sample_period = core::kSecond;
+  model::Scenario s = sampled_scale32();
   model::MasterStepSpec coordinator;
   coordinator.name = "Enumerator";
   coordinator.duration.base = core::milliseconds(5);
@@ -252,8 +255,7 @@ TEST_CASE("a checkpoint whose coordinator takes longer each time is not replayed
 TEST_CASE("a job that caught up skips again only a whole period after the last disturbance",
           "[equivalence]") {
   for (const core::Duration sink_sync : {core::milliseconds(1), core::milliseconds(200)}) {
-    model::Scenario s = bench::scale(32, 10, 60);
-    s.sample_period = core::kSecond;
+    model::Scenario s = sampled_scale32();
     s.job.vertices.back().sync_snapshot = sink_sync;
     change_source_rate(s, core::milliseconds(24200), 2);
     const ModeRuns r = run_both(s);
@@ -327,8 +329,7 @@ TEST_CASE("a job whose references serve longer agrees in both network modes", "[
 // mail, too little for the thread times to show it (within 0.5 ms/s), so only those checks can.
 // The skip that ends between looks still agrees with the exact run.
 TEST_CASE("a mail started between two looks holds hybrid's next skip back", "[equivalence]") {
-  model::Scenario s = bench::scale(32, 10, 60);
-  s.sample_period = core::kSecond;
+  model::Scenario s = sampled_scale32();
   s.network = model::NetworkMode::hybrid;
   const run::RunResult plain = run::run(s);
   s.job.vertices.at(1).notify_complete = core::microseconds(50);
@@ -355,8 +356,7 @@ TEST_CASE("a mail started between two looks holds hybrid's next skip back", "[eq
 // run.
 TEST_CASE("a notification whose cost grows with the data is not run inside a skip",
           "[equivalence]") {
-  model::Scenario s = bench::scale(32, 10, 60);
-  s.sample_period = core::kSecond;
+  model::Scenario s = sampled_scale32();
   s.job.vertices.at(1).notify_complete.per_mb_since_checkpoint = core::milliseconds(5);
   const ModeRuns r = run_both(s);
   CHECK(lines(network_differences(r.exact, r.hybrid)) == "");
