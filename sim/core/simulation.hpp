@@ -53,6 +53,7 @@ class Simulation {
   // Returns the number of events executed.
   std::uint64_t run_until(SimTime until) {
     std::uint64_t n = 0;
+    ++runs_;
     stopped_ = false;
     horizon_ = until;
     while (!stopped_ && !queue_.empty() && queue_.next_time() <= until) {
@@ -74,6 +75,7 @@ class Simulation {
   // `until` (the clock is then at `until`, as after run_until). Lets a caller look at the wall
   // clock between slices without changing the order of events.
   bool run_slice(SimTime until, std::uint64_t max_events) {
+    ++runs_;
     stopped_ = false;
     horizon_ = until;
     for (std::uint64_t n = 0; n < max_events; ++n) {
@@ -89,6 +91,9 @@ class Simulation {
   // The `until` of the run_until / run_slice in progress: no event handler may move the clock
   // past it.
   SimTime horizon() const { return horizon_; }
+  // How many run_until / run_slice calls have started: between two, the caller may have changed
+  // the model from outside any event (serve's REST calls between slices).
+  std::uint64_t runs() const { return runs_; }
   // Calls f(time, target, kind) for every pending event, in no particular order.
   template <class F>
   void for_each_pending(F&& f) const { queue_.for_each_live(f); }
@@ -121,6 +126,7 @@ class Simulation {
   EventQueue queue_;
   SimTime now_ = 0;
   std::uint64_t executed_ = 0;
+  std::uint64_t runs_ = 0;
   bool stopped_ = false;
   SimTime horizon_ = kNever;
 };

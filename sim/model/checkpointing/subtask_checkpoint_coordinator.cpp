@@ -47,8 +47,8 @@ void SubtaskCheckpointCoordinator::on_event(std::uint32_t kind, std::uint64_t a)
       if (!current(r.subtask_arg)) return;
       const int id = subtask_of(r.subtask_arg);
       Subtask& s = sub(id);
-      x_.hybrid_network().catch_up_to_snapshot(id);  // the counters it reads and resets
       const std::int64_t cp = r.phase.barrier.checkpoint_id;
+      x_.hybrid_network().catch_up_to_snapshot(id, cp);  // the counters it reads and resets
       s.last_checkpoint_taken = std::max(s.last_checkpoint_taken, cp);
       if (s.aborted.erase(cp) > 0) return;  // aborted at the JobManager first (R5)
       SyncPhase& phase = sync_phases_[static_cast<std::size_t>(id)];

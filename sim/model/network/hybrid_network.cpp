@@ -594,7 +594,9 @@ std::int64_t HybridNetwork::own_growth(int id, std::size_t k, Duration d) {
                                         static_cast<std::int64_t>(reference_periods())));
 }
 
-void HybridNetwork::catch_up_to_snapshot(int id) {
+void HybridNetwork::catch_up_to_snapshot(int id, std::int64_t checkpoint) {
+  // A replayed state left from a window a skip gave up in: a checkpoint taken (disturbed_since).
+  if (checkpoint < first_replayed_ || checkpoint > last_replayed_) stray_replay_ = true;
   catch_up(id);
   // What the barriers' broadcast flushed ahead of them came before the checkpoint.
   if (skip_from_ >= 0 && replaying(sim_.now()) >= 0)
@@ -704,15 +706,21 @@ void HybridNetwork::skip_to(const Plan& plan, const Reference& ref) {
     // The skip stops at a quiet event: it runs, then the skip goes on (kResume). No data event
     // runs in between: the skip moves them all past the clock. The counters grow once, when the
     // skip ends.
-    if (plan.stop > sim_.now()) {
-      move(plan.stop - sim_.now(), plan.limit, true);
-      if (parked_.to < 0) parked_ = {plan.stop, true};
-    }
     // The data events go on to where the skip's end, or the next stop that may run a mail,
     // wants them, not again at each stop: a skip through a replayed checkpoint stops at
-    // hundreds of quiet events.
+    // hundreds of quiet events. Parked ones go there before the clock moves (the last stop's
+    // target may lie before this one: a notification that ran no mail after all, an end that
+    // moved on).
     if (parked_.to >= 0) park(plan.park_at, plan.park_past_clock);
+    if (plan.stop > sim_.now()) {
+      move(plan.stop - sim_.now(), plan.limit, true);
+      if (parked_.to < 0) {
+        parked_ = {plan.stop, true};
+        park(plan.park_at, plan.park_past_clock);
+      }
+    }
     stopped_without_mail_ = plan.runs_no_mail;
+    stopped_in_run_ = sim_.runs();
     sim_.schedule_at(plan.stop, this, kResume);
     return;
   }
@@ -743,7 +751,10 @@ void HybridNetwork::resume() {
   // acknowledgements and notifications), so they are not read again.
   const Reference ref{&reference_[0], &reference_[1],
                       static_cast<std::int64_t>(reference_periods())};
-  if (stopped_without_mail_ || (eligible() && !disturbed_since(looks_.back()))) {
+  const bool nothing_else_ran =
+      stopped_without_mail_ && !stray_replay_ && stopped_in_run_ == sim_.runs();
+  stray_replay_ = false;
+  if (nothing_else_ran || (eligible() && !disturbed_since(looks_.back()))) {
     const Plan plan = plan_skip();
     if (plan.at_look || plan.at_quiet_event) {
       skip_to(plan, ref);

@@ -44,7 +44,10 @@
 // (TaskExecutor::quiet_event_runs_mail); later stops move only the clock and the threads' steps,
 // and a skip that ends early places them back where the stop it ends at would have. After a stop
 // whose events run no mail, eligible() and disturbed_since() are not read again: such events
-// change nothing they read. Both leave every result as it was, byte for byte. A caller that
+// change nothing they read. Each data event lands where it did; two that land at the same
+// nanosecond may run in the other order (each stop used to put back the events it did not move
+// first), which every scenario's golden fingerprint and the runs bench/README.md compares did
+// not show. A caller that
 // stops the run between a quiet event and kResume (run_slice's event budget) sees the counters as
 // at the skip's start. What happens at the disturbance (a barrier behind the queued data, an
 // alignment, a rate change) runs buffer by buffer.
@@ -115,8 +118,9 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   // In a skip, grows subtask `id`'s own counters (its position, records, state) to now, for a
   // replayed checkpoint to read and reset; grow_counters goes on from there.
   void catch_up(int id);
-  // catch_up, and the bytes since the checkpoint as the recorded snapshot read them.
-  void catch_up_to_snapshot(int id);
+  // catch_up, and the bytes since the checkpoint as the recorded snapshot read them, for
+  // `checkpoint`.
+  void catch_up_to_snapshot(int id, std::int64_t checkpoint);
   // A replayed checkpoint's synchronous part at subtask `id` took `sync` (the recorded window's
   // samples hold the recorded one's): the samples get the difference.
   void replayed_sync(int id, Duration sync);
@@ -311,15 +315,22 @@ class HybridNetwork final : public TaskPart, public core::EventHandler {
   std::int64_t references_ = 0;
   SimTime disturbed_at_ = -1;  // the last time something other than data moving happened
   SimTime skip_from_ = -1;     // the look a skip going on started at
-  bool stopped_without_mail_ = false;  // the stop kResume follows ran no mail (Plan)
+  // Whether the stop kResume follows ran only events that change nothing eligible() and
+  // disturbed_since() read: no mail (Plan::runs_no_mail), within one run_until / run_slice
+  // (Simulation::runs: serve may cancel a job between slices), and no replayed state from a
+  // window a skip gave up in (catch_up_to_snapshot).
+  bool stopped_without_mail_ = false;
+  std::uint64_t stopped_in_run_ = 0;
+  bool stray_replay_ = false;
   // Where a skip that stopped at a quiet event placed the pending data events: where moves up to
-  // `to` put them (-1: nowhere ahead of the clock), and where each source's reading step would
-  // be now without that (-1: none pending).
+  // `to` put them (-1: nowhere ahead of the clock).
   struct Parked {
     SimTime to = -1;
     bool past_clock = false;
   };
   Parked parked_;
+  // Where each source's reading step would be now if the data events had moved with each stop
+  // (-1: none pending); its thread's time stamps move with it (move).
   std::vector<SimTime> step_at_;
   SimTime settled_at_ = -1;    // the look the last skip ended at (the job was like the reference)
   // The first pending event at the last look that is neither data moving nor quiet.

@@ -246,7 +246,8 @@ class TaskExecutor final : public core::EventHandler, private ConnectorContext {
     return true;
   }
   // Whether a quiet event (a notification's arrival) may run a mail on a task's thread: a
-  // notify-complete cost or a sink's commit. Otherwise it changes nothing a thread does.
+  // notify-complete cost or a sink's commit (HybridNetwork, which skips no job with a sink, asks).
+  // Otherwise it changes nothing a thread does.
   bool quiet_event_runs_mail() const {
     for (int v = 0; v < static_cast<int>(scenario_.job.vertices.size()); ++v)
       if (scenario_.job.vertices[static_cast<std::size_t>(v)].notify_complete != CostLaw{} ||

@@ -78,8 +78,8 @@ std::vector<IoMetrics> vertex_io_metrics(const RunResult& r, int vertex) {
   }
   const std::int64_t in_record_size =
       source ? 0 : r.vertices[static_cast<std::size_t>(info.input)].record_size;
-  // The counters of the current attempt only: a restarted task starts from zero. A subtask that
-  // never started has none.
+  // The counters of the current attempt only: a restarted task starts from zero. A subtask whose
+  // execution entered no state has none.
   const auto parallelism = static_cast<std::size_t>(info.parallelism);
   std::vector<SimTime> attempt_start(parallelism, core::kNever);
   for (std::size_t s = 0; s < parallelism; ++s) {
